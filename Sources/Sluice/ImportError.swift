@@ -1,0 +1,26 @@
+/// Why an import or check stopped. Committed batches stay in the store.
+public enum ImportError: Error, CustomStringConvertible {
+    /// An input could not be opened or decompressed.
+    case input(InputError)
+    /// An input is malformed, a record could not be mapped, or a limit was hit.
+    case parse(ParseError)
+    /// The mapping is invalid (found before any input is read).
+    case mapping(MappingError)
+    /// The store failed.
+    case store(StoreError)
+    /// The caller cancelled; the batch in flight was rolled back.
+    case cancelled
+    /// The request itself is wrong (no inputs, unknown format…).
+    case usage(String)
+
+    public var description: String {
+        switch self {
+        case .input(let error): return "\(error)"
+        case .parse(let error): return "\(error)"
+        case .mapping(let error): return "invalid mapping:\n\(error)"
+        case .store(let error): return "store error: \(error)"
+        case .cancelled: return "cancelled; batches committed before the cancellation are kept"
+        case .usage(let message): return message
+        }
+    }
+}

@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSluiceSQLite3
+
+/// Runs one import: parses inputs on the calling thread and applies batch
+/// groups on a store thread, joined by a bounded queue so that a slow store
+/// blocks the parser. Memory: the queue's groups plus the group being filled
+/// plus one record.
+final class ImportPipeline {
+    private let compiled: CompiledMapping
+    private let options: ImportOptions
+    private let store: SQLiteStore
+    private let queue: BlockingQueue<BatchGroup>
+    private let batcher: Batcher
+    private let startTime = ImportPipeline.now()
+    private let progress: (@Sendable (ImportProgress) -> Void)?
+    private var storeWorker: Worker?
+    let cancelled = Flag()
+
+    // Owned by the store thread until it is joined.
+    private var storeFailure: StoreError?
+    private var counts: [EntityCounts]
+
+    // The input being read.
+    private var input: (name: String, assembler: RecordAssembler, xml: XMLPushParser?, json: JSONPushParser?)?
+    private var inputBytes: Int64 = 0
+    private var recordsBefore = 0
+    private var rawBefore: Int64 = 0
+    private var rawCurrent: Int64 = 0
+    private var totalBytes: Int64? = 0
+
+    init(
+        compiled: CompiledMapping, storePath: String, options: ImportOptions,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws(ImportError) {
+        self.compiled = compiled
+        self.options = options
+        self.progress = progress
+        do {
+            store = try SQLiteStore(path: storePath, options: options.store)
+            try store.prepare(compiled.mappers.map(\.schema))
+        } catch {
+            throw .store(error)
+        }
+        queue = BlockingQueue(capacity: options.batch.queueDepth)
+        batcher = Batcher(mappers: compiled.mappers, limits: options.batch)
+        counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
+        let cancelled = self.cancelled
+        store.shouldAbort = { cancelled.isSet }
+        batcher.onFull = { [unowned self] _ in try self.cutGroup() }
+        storeWorker = Worker { [unowned self] in self.runStore() }
+    }
+
+    deinit {
+        queue.fail()
+        storeWorker?.join()
+    }
+
+    // MARK: - Store thread
+
+    private func runStore() {
+        while let group = queue.pop() {
+            if cancelled.isSet { break }
+            do {
+                let applied = try store.apply(group)
+                for (entity, delta) in applied { counts[entity].add(delta) }
+                progress?(ImportProgress(
+                    records: group.records, bytesRead: group.rawBytes, bytesTotal: nil,
+                    seconds: ImportPipeline.now() - startTime))
+            } catch {
+                storeFailure = error
+                queue.fail()
+                return
+            }
+        }
+    }
+
+    // MARK: - Inputs
+
+    /// Starts reading an input called `name` of `format`; `size` is its
+    /// size on disk when known.
+    func beginInput(name: String, format: InputFormat, compressed: Bool, size: Int64?) throws(ImportError) {
+        let documentKind: DocumentKind = format == .xml ? .xml : .json
+        guard documentKind == compiled.documentKind else {
+            throw .usage("\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)")
+        }
+        let assembler = RecordAssembler(routes: compiled.routes, sink: batcher, limits: options.limits)
+        if format == .xml {
+            input = (name, assembler, XMLPushParser(handler: assembler, name: name, decompressed: compressed), nil)
+        } else {
+            let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
+            input = (name, assembler, nil, JSONPushParser(handler: assembler, name: name, multipleValues: multiple, decompressed: compressed))
+        }
+        inputBytes = 0
+        rawCurrent = 0
+        totalBytes = size.flatMap { size in totalBytes.map { $0 + size } }
+    }
+
+    /// Parses the next bytes of the current input; `raw` is how many bytes
+    /// of the underlying file have been read so far.
+    func feed(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        guard let input else { return }
+        if cancelled.isSet { throw .cancelled }
+        rawCurrent = raw
+        do {
+            if let xml = input.xml { try xml.feed(bytes) } else { try input.json?.feed(bytes) }
+        } catch {
+            throw translate(error)
+        }
+        inputBytes += Int64(bytes.count)
+    }
+
+    /// Ends the current input: the parser must find the document complete;
+    /// its remaining rows are queued with the input's final checkpoint.
+    func endInput() throws(ImportError) {
+        guard let input else { return }
+        do {
+            if let xml = input.xml { try xml.finish() } else { try input.json?.finish() }
+        } catch {
+            throw translate(error)
+        }
+        do { try cutGroup() } catch let error as ImportError { throw error } catch { throw .usage("\(error)") }
+        recordsBefore += input.assembler.recordCount
+        rawBefore += rawCurrent
+        rawCurrent = 0
+        self.input = nil
+    }
+
+    /// Waits for the store to commit everything queued and reports.
+    func finish() throws(ImportError) -> ImportReport {
+        queue.close()
+        storeWorker?.join()
+        storeWorker = nil
+        if let storeFailure { throw storeFailure.code == SQLITE_INTERRUPT && cancelled.isSet ? .cancelled : .store(storeFailure) }
+        if cancelled.isSet { throw .cancelled }
+        let names = compiled.mappers.map(\.schema.name)
+        return ImportReport(
+            records: recordsBefore, bytes: rawBefore, seconds: ImportPipeline.now() - startTime,
+            entities: Array(zip(names, counts)).map { (name: $0.0, counts: $0.1) })
+    }
+
+    /// Stops: pending groups are dropped, the batch being applied rolls back.
+    func cancel() {
+        cancelled.set()
+        store.interrupt()
+    }
+
+    /// After a failure: let the store commit what was parsed before it, then
+    /// stop. Returns a store failure if one happened meanwhile.
+    func drain() -> StoreError? {
+        queue.close()
+        storeWorker?.join()
+        storeWorker = nil
+        return storeFailure
+    }
+
+    private func cutGroup() throws {
+        guard let input, !batcher.isEmpty else { return }
+        let records = input.assembler.recordCount
+        let group = batcher.cut(
+            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes),
+            rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
+        if !queue.push(group) {
+            throw ImportError.store(storeFailure ?? StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
+        }
+    }
+
+    private func translate(_ error: ParseError) -> ImportError {
+        var error = error
+        if case .rejected(let inner) = error.reason {
+            if let importError = inner as? ImportError { return importError }
+            if let storeError = inner as? StoreError { return .store(storeError) }
+        }
+        if let assembler = input?.assembler {
+            let rejected: Bool
+            if case .rejected = error.reason { rejected = true } else { rejected = false }
+            error.location.record = assembler.isInRecord || rejected ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        }
+        return .parse(error)
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

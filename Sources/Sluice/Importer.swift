@@ -1,0 +1,151 @@
+/// Imports XML or JSON inputs into a SQLite store as a mapping says.
+///
+/// ```swift
+/// let mapping = try Mapping.parse(yaml: text, file: "mapping.yml")
+/// let importer = try Importer(mapping: mapping, store: "dump.sqlite")
+/// let report = try await importer.run(inputs: ["Posts.xml", "Users.xml.bz2"])
+/// print(report[entity: "Post"]?.inserted ?? 0)
+/// ```
+/// Each run parses on one thread and writes on another; memory stays bounded
+/// by the batch limits whatever the input size. Batches commit one by one: a
+/// failure or a cancellation keeps what was committed before it.
+public struct Importer: Sendable {
+    /// The store's path.
+    public let storePath: String
+    /// The options every run uses.
+    public let options: ImportOptions
+    private let source: MappingSource
+
+    private enum MappingSource: Sendable {
+        case mapping(Mapping)
+        case schemaless(entity: String, key: String)
+    }
+
+    /// An importer for `mapping` into the store at `store` (created if
+    /// missing). Checks the mapping; opens nothing yet.
+    ///
+    /// - Throws: ``ImportError/mapping(_:)`` when the mapping is invalid.
+    public init(mapping: Mapping, store: String, options: ImportOptions = ImportOptions()) throws(ImportError) {
+        do {
+            _ = try CompiledMapping(mapping)
+        } catch {
+            throw .mapping(error)
+        }
+        source = .mapping(mapping)
+        storePath = store
+        self.options = options
+    }
+
+    /// An importer without a mapping: JSON objects (JSON Lines, or the
+    /// elements of a top-level array) become rows of `entity` keyed by the
+    /// member `key`, with columns added as new members appear. Nested values
+    /// are stored as JSON text.
+    public init(entity: String, key: String, store: String, options: ImportOptions = ImportOptions()) {
+        source = .schemaless(entity: entity, key: key)
+        storePath = store
+        self.options = options
+    }
+
+    /// Imports `inputs` (paths; `-` is standard input) in order and returns
+    /// the counts. Blocks the calling thread; `progress` is called from the
+    /// store thread after each commit.
+    ///
+    /// - Throws: ``ImportError``; batches committed before the error stay.
+    public func runBlocking(
+        inputs: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) throws(ImportError) -> ImportReport {
+        try runBlocking(inputs: inputs, progress: progress, cancellation: Flag())
+    }
+
+    /// Imports `inputs` from async code on a thread of its own. Cancelling
+    /// the task stops the import: the batch being written rolls back, the
+    /// batches committed before stay, and the call throws
+    /// ``ImportError/cancelled``.
+    public func run(
+        inputs: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(ImportError) -> ImportReport {
+        let flag = Flag()
+        let result: Result<ImportReport, ImportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Worker {
+                    do throws(ImportError) {
+                        continuation.resume(returning: .success(try runBlocking(inputs: inputs, progress: progress, cancellation: flag)))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }.detach()
+            }
+        } onCancel: {
+            flag.set()
+        }
+        return try result.get()
+    }
+
+    /// Starts an import fed by the caller: hand bytes to
+    /// ``PushImport/push(_:)`` as they arrive (say, from a network response),
+    /// then call ``PushImport/finish()``. `name` labels the input in messages
+    /// and checkpoints.
+    public func startPush(name: String, format: InputFormat) throws(ImportError) -> PushImport {
+        let compiled = try compile(for: format)
+        let pipeline = try ImportPipeline(compiled: compiled, storePath: storePath, options: options, progress: nil)
+        try pipeline.beginInput(name: name, format: format, compressed: false, size: nil)
+        return PushImport(pipeline: pipeline)
+    }
+
+    private func compile(for format: InputFormat?) throws(ImportError) -> CompiledMapping {
+        switch source {
+        case .mapping(let mapping):
+            do { return try CompiledMapping(mapping) } catch { throw .mapping(error) }
+        case .schemaless(let entity, let key):
+            let records = format == .json ? "$[*]" : "$"
+            guard case .success(let path) = RecordPath.parse(records) else { throw .usage("bad record path") }
+            return CompiledMapping(schemaless: entity, key: key, records: path)
+        }
+    }
+
+    private func runBlocking(
+        inputs: [String], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag
+    ) throws(ImportError) -> ImportReport {
+        guard !inputs.isEmpty else { throw .usage("no inputs to import") }
+        var sources: [(path: String, source: ByteSource, format: InputFormat)] = []
+        for path in inputs {
+            let source: ByteSource
+            do { source = try Input.open(path: path, chunkSize: options.chunkSize) } catch { throw .input(error) }
+            let format = format(of: path)
+            sources.append((path, source, format))
+        }
+        let compiled = try compile(for: sources.first?.format)
+        let pipeline = try ImportPipeline(compiled: compiled, storePath: storePath, options: options, progress: progress)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(options.chunkSize, 1), alignment: 16)
+        defer { chunk.deallocate() }
+        do throws(ImportError) {
+            for (path, source, format) in sources {
+                try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none, size: source.totalBytes)
+                while true {
+                    if cancellation.isSet { pipeline.cancel() }
+                    let count: Int
+                    do { count = try source.read(into: chunk) } catch { throw ImportError.input(error) }
+                    if count == 0 { break }
+                    try pipeline.feed(UnsafeRawBufferPointer(rebasing: chunk[..<count]), raw: source.consumedBytes)
+                }
+                try pipeline.endInput()
+            }
+            return try pipeline.finish()
+        } catch {
+            if case .cancelled = error { pipeline.cancel() }
+            // What was parsed before the error is still committed.
+            _ = pipeline.drain()
+            throw error
+        }
+    }
+
+    /// The format of an input: the option, else its name, else the mapping.
+    private func format(of path: String) -> InputFormat {
+        if let format = options.format ?? InputFormat.guess(fromName: path) { return format }
+        if case .mapping(let mapping) = self.source, let first = mapping.entities.first?.records.first {
+            if first.hasPrefix("/") { return .xml }
+            return first == "$" ? .jsonl : .json
+        }
+        return .jsonl
+    }
+}

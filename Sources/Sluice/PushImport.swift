@@ -1,0 +1,59 @@
+/// An import fed by the caller, chunk by chunk; from ``Importer/startPush(name:format:)``.
+///
+/// Not thread-safe: push from one thread or task at a time. ``push(_:)``
+/// parses on the calling thread and blocks while the store catches up (at
+/// most ``BatchLimits/queueDepth`` groups wait), so memory stays bounded.
+public final class PushImport {
+    private let pipeline: ImportPipeline
+    private var finished = false
+
+    init(pipeline: ImportPipeline) {
+        self.pipeline = pipeline
+    }
+
+    /// Parses the next bytes of the input. O(bytes).
+    ///
+    /// - Throws: ``ImportError`` for malformed input or a store failure; the
+    ///   import cannot continue after an error.
+    public func push(_ bytes: UnsafeRawBufferPointer) throws(ImportError) {
+        guard !finished else { throw .usage("push after finish") }
+        do {
+            try pipeline.feed(bytes, raw: 0)
+        } catch {
+            finished = true
+            _ = pipeline.drain()
+            throw error
+        }
+    }
+
+    /// Parses the next bytes of the input.
+    public func push(_ bytes: [UInt8]) throws(ImportError) {
+        do {
+            try bytes.withUnsafeBytes { raw in try push(raw) }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
+        }
+    }
+
+    /// Ends the input: it must be complete. Waits for every batch to commit
+    /// and returns the counts.
+    public func finish() throws(ImportError) -> ImportReport {
+        guard !finished else { throw .usage("finish called twice") }
+        finished = true
+        do {
+            try pipeline.endInput()
+        } catch {
+            _ = pipeline.drain()
+            throw error
+        }
+        return try pipeline.finish()
+    }
+
+    /// Stops the import: the batch being written rolls back; committed
+    /// batches stay. Safe to call from any thread.
+    public func cancel() {
+        pipeline.cancel()
+    }
+}

@@ -1,0 +1,57 @@
+import SluiceRecords
+
+/// Rows for one entity's table, handed to the store as a unit.
+public struct Batch: Sendable {
+    /// Index of the entity in the compiled mapping.
+    public var entity: Int
+    /// The table, as it was when the batch was cut (schemaless tables grow).
+    public var schema: TableSchema
+    /// The rows, in record order; keys may repeat (the last one wins).
+    public var rows: RowArena
+}
+
+/// How far an input has been read once a group of batches is committed: all
+/// records up to ``records`` are in the store.
+public struct Checkpoint: Sendable, Equatable {
+    /// The input's name.
+    public var input: String
+    /// Records of this input read so far.
+    public var records: Int
+    /// Bytes of this input fed to the parser before the chunk in which the
+    /// group was cut (decompressed bytes for compressed input).
+    public var bytes: Int64
+
+    /// Creates a checkpoint.
+    public init(input: String, records: Int, bytes: Int64) {
+        self.input = input
+        self.records = records
+        self.bytes = bytes
+    }
+}
+
+/// The batches cut at one moment, one per entity that had rows, committed
+/// together in one transaction with their checkpoint.
+public struct BatchGroup: Sendable {
+    /// The batches, in entity order.
+    public var batches: [Batch]
+    /// The progress they complete.
+    public var checkpoint: Checkpoint
+    /// Input bytes read when the group was cut, all inputs together
+    /// (compressed bytes for compressed input), for progress.
+    public var rawBytes: Int64
+    /// Records read when the group was cut, all inputs together.
+    public var records: Int
+}
+
+/// How large batches may grow before they are handed to the store.
+public struct BatchLimits: Sendable, Equatable {
+    /// Rows in one group, all entities together.
+    public var maxRows: Int = 10_000
+    /// Bytes (cells and text) in one group, all entities together.
+    public var maxBytes: Int = 8 << 20
+    /// Groups waiting for the store before the parser blocks.
+    public var queueDepth: Int = 2
+
+    /// The defaults: 10,000 rows, 8 MiB, 2 groups queued.
+    public init() {}
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Sluice
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sluice import`: read inputs into the store.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import inputs into a SQLite store: new keys inserted, changed rows updated, unchanged rows left alone.",
+        discussion: """
+            With --mapping, the mapping file says where records are and how fields become columns.
+            Without one, give --entity and --key: JSON Lines (or a JSON array) of objects become rows,
+            with a column per top-level member.
+            Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input not found, 74 store error, 78 bad mapping.
+            """)
+
+    @Option(help: "The mapping file (YAML or JSON).")
+    var mapping: String?
+
+    @Option(help: "The SQLite store to create or update.")
+    var into: String
+
+    @Option(help: "Without a mapping: the entity (table) name.")
+    var entity: String?
+
+    @Option(help: "Without a mapping: the key member of each object.")
+    var key: String?
+
+    @Option(help: "The input syntax: xml, json or jsonl (default: from each file name).")
+    var format: InputFormat?
+
+    @Option(help: "Write the counts as JSON to this file.")
+    var statsJson: String?
+
+    @Option(help: "Rows per batch (all entities together).")
+    var batchRows = BatchLimits().maxRows
+
+    @Option(help: "Bytes per batch (all entities together).")
+    var batchBytes = BatchLimits().maxBytes
+
+    @Option(help: "SQLite page cache, in MiB.")
+    var cacheMib = StoreOptions().pageCacheBytes >> 20
+
+    @Option(help: "Bytes read and parsed at a time.")
+    var chunkSize = Input.defaultChunkSize
+
+    @Option(help: "Largest record, in bytes.")
+    var maxRecordBytes = RecordLimits().maxRecordBytes
+
+    @Option(help: "Deepest nesting of elements or containers.")
+    var maxDepth = RecordLimits().maxDepth
+
+    @Argument(help: "Inputs, in order (- for standard input); gzip, bzip2, zstd and xz are read directly.")
+    var inputs: [String]
+
+    func validate() throws {
+        if mapping == nil && (entity == nil || key == nil) {
+            throw ValidationError("Give --mapping FILE, or --entity NAME and --key FIELD to import JSON objects without a mapping.")
+        }
+        if mapping != nil && (entity != nil || key != nil) {
+            throw ValidationError("--entity and --key are for imports without --mapping.")
+        }
+        if batchRows < 1 || batchBytes < 1 || chunkSize < 1 || cacheMib < 0 || maxRecordBytes < 1 || maxDepth < 1 {
+            throw ValidationError("Sizes and limits must be positive.")
+        }
+    }
+
+    func run() throws {
+        var options = ImportOptions()
+        options.format = format
+        options.chunkSize = chunkSize
+        options.batch.maxRows = batchRows
+        options.batch.maxBytes = batchBytes
+        options.store.pageCacheBytes = cacheMib << 20
+        options.store.lookupKeys = min(batchRows, 10_000)
+        options.limits.maxRecordBytes = maxRecordBytes
+        options.limits.maxDepth = maxDepth
+        let report: ImportReport
+        do {
+            let importer = try makeImporter(options)
+            let meter = ProgressMeter(enabled: isatty(2) != 0)
+            report = try importer.runBlocking(inputs: inputs, progress: meter.show)
+            meter.clear()
+        } catch {
+            throw fail(error)
+        }
+        print(Summary.text(report))
+        if let statsJson {
+            do {
+                try Summary.writeJSON(report, to: statsJson)
+            } catch {
+                printError("sluice: cannot write \(statsJson): \(error)")
+                throw ExitCode(ExitStatus.ioError)
+            }
+        }
+    }
+
+    private func makeImporter(_ options: ImportOptions) throws(ImportError) -> Importer {
+        if let entity, let key { return Importer(entity: entity, key: key, store: into, options: options) }
+        guard let mapping else { throw .usage("no mapping") }
+        let loaded: Mapping
+        do { loaded = try Mapping.load(path: mapping) } catch { throw .mapping(error) }
+        return try Importer(mapping: loaded, store: into, options: options)
+    }
+}

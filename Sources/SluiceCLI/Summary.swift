@@ -1,0 +1,100 @@
+import Sluice
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The end-of-run report, for people and as JSON.
+enum Summary {
+    /// A table of counts per entity and the totals.
+    static func text(_ report: ImportReport) -> String {
+        let rate = report.seconds > 0 ? Int(Double(report.records) / report.seconds) : report.records
+        var lines = ["\(report.records) records, \(report.bytes) bytes in \(format(report.seconds)) s (\(rate) records/s)"]
+        let width = max(6, report.entities.map(\.name.count).max() ?? 0)
+        lines.append("entity".padding(width) + "  inserted   updated unchanged   deleted")
+        for (name, counts) in report.entities {
+            lines.append(
+                name.padding(width) + "  " + [counts.inserted, counts.updated, counts.unchanged, counts.deleted]
+                    .map { String($0).leftPadding(9) }.joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `{"records": N, "bytes": N, "seconds": S, "entities": {...}}`.
+    static func json(_ report: ImportReport) -> String {
+        let entities = report.entities.map { name, counts in
+            "\(quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
+                + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted)}"
+        }
+        return "{\"records\": \(report.records), \"bytes\": \(report.bytes), \"seconds\": \(format(report.seconds)), "
+            + "\"entities\": {\(entities.joined(separator: ", "))}}\n"
+    }
+
+    /// Writes ``json(_:)`` to `path`.
+    static func writeJSON(_ report: ImportReport, to path: String) throws(StatsError) {
+        guard let file = fopen(path, "w") else { throw StatsError(reason: String(cString: strerror(errno))) }
+        let text = json(report)
+        let written = fputs(text, file)
+        let closed = fclose(file)
+        if written < 0 || closed != 0 { throw StatsError(reason: String(cString: strerror(errno))) }
+    }
+
+    /// Why the stats file could not be written.
+    struct StatsError: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        let millis = Int((seconds * 1000).rounded())
+        let fraction = String(millis % 1000)
+        return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += "\\u" + String(scalar.value, radix: 16).leftPadding(4, "0")
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// A one-line progress display on standard error, for terminals only.
+final class ProgressMeter: Sendable {
+    private let enabled: Bool
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    /// Shows bytes read, records/s and, when the total is known, the ETA.
+    func show(_ progress: ImportProgress) {
+        guard enabled else { return }
+        let rate = progress.seconds > 0 ? Double(progress.records) / progress.seconds : 0
+        var line = "\r\(progress.bytesRead >> 20) MiB"
+        if let total = progress.bytesTotal, total > 0 {
+            let fraction = Double(progress.bytesRead) / Double(total)
+            line += " of \(total >> 20) MiB (\(Int(fraction * 100))%)"
+            if fraction > 0 { line += ", ETA \(Int(progress.seconds / fraction - progress.seconds)) s" }
+        }
+        line += ", \(progress.records) records, \(Int(rate)) records/s   "
+        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// Erases the progress line.
+    func clear() {
+        guard enabled else { return }
+        printError("\r" + String(repeating: " ", count: 78) + "\r")
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+    func leftPadding(_ width: Int, _ pad: Character = " ") -> String {
+        String(repeating: pad, count: max(0, width - count)) + self
+    }
+}

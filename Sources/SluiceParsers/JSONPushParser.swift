@@ -1,0 +1,225 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSluiceYAJL
+
+/// A streaming JSON parser over yajl's callback interface.
+///
+/// Feed it chunks of any size; it calls its ``JSONEventHandler`` for every
+/// token and builds nothing. Numbers are delivered as text. A UTF-8 byte order
+/// mark at the very start is skipped. With `multipleValues` it reads JSON Lines
+/// (or any whitespace-separated sequence of values); without, exactly one value.
+/// A value cut off at the end of input is an error: partial values are never
+/// accepted. Memory: yajl's token buffer (the longest unfinished token).
+public final class JSONPushParser {
+    private let handler: JSONEventHandler
+    private let name: String
+    private let decompressed: Bool
+    private let callbacks: UnsafeMutablePointer<yajl_callbacks>
+    private var handle: yajl_handle?
+    private var failure: ParseError?
+    /// Bytes of the document passed to yajl before the current chunk.
+    private var fedBefore: Int64 = 0
+    /// Newlines in those bytes, and the offset just after the last one.
+    private var newlinesBefore = 0
+    private var lineStart: Int64 = 0
+    /// The first bytes, held back until it is known whether they are a BOM.
+    private var head: [UInt8] = []
+    private var headDone = false
+    private var currentChunk: UnsafeRawBufferPointer?
+
+    /// Creates a parser for the input called `name`; `multipleValues` accepts
+    /// any number of top-level values (JSON Lines); `decompressed` says byte
+    /// offsets are of a decompressed stream.
+    public init(handler: JSONEventHandler, name: String, multipleValues: Bool, decompressed: Bool = false) {
+        self.handler = handler
+        self.name = name
+        self.decompressed = decompressed
+        callbacks = .allocate(capacity: 1)
+        callbacks.initialize(to: Self.makeCallbacks())
+        // yajl keeps the pointer to `callbacks`, so it lives as long as `handle`.
+        handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(self).toOpaque())
+        if let handle {
+            _ = sluice_yajl_config(handle, yajl_allow_multiple_values, multipleValues ? 1 : 0)
+            _ = sluice_yajl_config(handle, yajl_allow_partial_values, 0)
+            _ = sluice_yajl_config(handle, yajl_allow_trailing_garbage, 0)
+        }
+    }
+
+    deinit {
+        if let handle { yajl_free(handle) }
+        callbacks.deinitialize(count: 1)
+        callbacks.deallocate()
+    }
+
+    /// Parses the next bytes. Costs time linear in the bytes.
+    ///
+    /// - Throws: ``ParseError`` when the text is not valid JSON or the handler
+    ///   throws.
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
+        guard bytes.count > 0 else { return }
+        if !headDone {
+            head.append(contentsOf: bytes)
+            if head.count < 3 && head.elementsEqual([0xEF, 0xBB, 0xBF].prefix(head.count)) { return }
+            headDone = true
+            let skip = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            let held = head
+            head = []
+            fedBefore = Int64(skip)
+            lineStart = Int64(skip)
+            try parseHeld(held, from: skip)
+            return
+        }
+        try parse(bytes)
+    }
+
+    /// Ends the input: an unfinished value, or no value at all, is an error.
+    public func finish() throws(ParseError) {
+        if !headDone {
+            headDone = true
+            let held = head
+            head = []
+            try parseHeld(held, from: 0)
+        }
+        guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
+        currentChunk = nil
+        let status = yajl_complete_parse(handle)
+        try check(status, chunk: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    private func parseHeld(_ held: [UInt8], from start: Int) throws(ParseError) {
+        guard start < held.count else { return }
+        do {
+            try held.withUnsafeBytes { raw in try parse(UnsafeRawBufferPointer(rebasing: raw[start...])) }
+        } catch let error as ParseError {
+            throw error
+        } catch {
+            throw ParseError(.rejected(error), at: location(consumed: 0))
+        }
+    }
+
+    private func parse(_ chunk: UnsafeRawBufferPointer) throws(ParseError) {
+        guard chunk.count > 0 else { return }
+        guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
+        currentChunk = chunk
+        let status = yajl_parse(handle, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
+        try check(status, chunk: chunk)
+        countLines(chunk, upTo: chunk.count)
+        fedBefore += Int64(chunk.count)
+        currentChunk = nil
+    }
+
+    private func check(_ status: yajl_status, chunk: UnsafeRawBufferPointer) throws(ParseError) {
+        if status == yajl_status_ok { return }
+        let consumed = chunk.count > 0 ? Int(yajl_get_bytes_consumed(handle)) : 0
+        if let failure { throw failure }
+        var message = "invalid JSON"
+        if let text = yajl_get_error(handle, 0, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count) {
+            message = String(cString: text).trimmingWhitespace
+            yajl_free_error(handle, text)
+        }
+        throw ParseError(.malformed(message), at: location(consumed: consumed))
+    }
+
+    /// The location `consumed` bytes into the current chunk.
+    private func location(consumed: Int) -> SourceLocation {
+        var newlines = newlinesBefore
+        var start = lineStart
+        if let chunk = currentChunk {
+            let bytes = chunk.bindMemory(to: UInt8.self)
+            for index in 0..<min(consumed, bytes.count) where bytes[index] == 0x0A {
+                newlines += 1
+                start = fedBefore + Int64(index) + 1
+            }
+        }
+        let offset = fedBefore + Int64(consumed)
+        return SourceLocation(
+            file: name, line: newlines + 1, column: Int(offset - start) + 1, byteOffset: offset,
+            decompressed: decompressed)
+    }
+
+    /// The current location (during a callback: just after the current token).
+    public var location: SourceLocation {
+        location(consumed: currentChunk == nil ? 0 : Int(yajl_get_bytes_consumed(handle)))
+    }
+
+    private func countLines(_ chunk: UnsafeRawBufferPointer, upTo end: Int) {
+        guard var cursor = chunk.baseAddress else { return }
+        let stop = cursor + end
+        while cursor < stop, let found = memchr(cursor, 0x0A, stop - cursor) {
+            newlinesBefore += 1
+            let position = UnsafeRawPointer(found)
+            lineStart = fedBefore + Int64(position - chunk.baseAddress!) + 1
+            cursor = position + 1
+        }
+    }
+
+    // MARK: - Callbacks
+
+    private static func from(_ context: UnsafeMutableRawPointer?) -> JSONPushParser {
+        Unmanaged<JSONPushParser>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    private func deliver(_ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 1
+        } catch {
+            failure = ParseError(.rejected(error), at: location)
+            return 0
+        }
+    }
+
+    private static func makeCallbacks() -> yajl_callbacks {
+        var table = yajl_callbacks()
+        table.yajl_null = { context in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.scalar(.null, ByteSpan(start: nil, count: 0)) }
+        }
+        table.yajl_boolean = { context, value in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.scalar(value != 0 ? .true : .false, ByteSpan(start: nil, count: 0)) }
+        }
+        table.yajl_number = { context, text, length in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver {
+                try text!.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    try parser.handler.scalar(.number, ByteSpan(start: $0, count: length))
+                }
+            }
+        }
+        table.yajl_string = { context, text, length in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.scalar(.string, ByteSpan(start: text, count: length)) }
+        }
+        table.yajl_start_map = { context in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.startObject() }
+        }
+        table.yajl_map_key = { context, text, length in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.key(ByteSpan(start: text, count: length)) }
+        }
+        table.yajl_end_map = { context in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.endObject() }
+        }
+        table.yajl_start_array = { context in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.startArray() }
+        }
+        table.yajl_end_array = { context in
+            let parser = JSONPushParser.from(context)
+            return parser.deliver { try parser.handler.endArray() }
+        }
+        return table
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and newlines.
+    var trimmingWhitespace: String {
+        let characters = Substring(self).drop(while: \.isWhitespace)
+        return String(characters.reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,221 @@
+import CSluiceXML2
+
+/// libxml2 refuses to load anything from outside the document: no external
+/// DTD, no external entity, no network. Installed once per process.
+private let denyExternalEntities: Void = {
+    xmlSetExternalEntityLoader { url, _, context in
+        if let context {
+            let name = url.map { String(cString: $0) } ?? "(unnamed)"
+            XMLPushParser.recordRefusal(context, "external entity or DTD \"\(name)\" refused: sluice never loads external resources")
+        }
+        return nil
+    }
+}()
+
+/// A streaming XML parser over libxml2's SAX2 push interface.
+///
+/// Feed it chunks of any size (1 byte works); it calls its
+/// ``XMLEventHandler`` for each element, attribute set and text run, and keeps
+/// no tree. Hardened: no entity expansion, no DTD loading or validation, no
+/// network, no XInclude; a document that declares an entity is refused.
+/// Memory: libxml2's input buffer (about one chunk plus one unfinished token)
+/// and one attribute scratch buffer.
+public final class XMLPushParser {
+    private let handler: XMLEventHandler
+    private let name: String
+    private let decompressed: Bool
+    private var context: xmlParserCtxtPtr?
+    private var failure: ParseError?
+    private var attributes: [XMLAttribute] = []
+    private var scratch: [UInt8] = []
+    private var fed: Int64 = 0
+
+    /// Creates a parser for the input called `name` (used in messages);
+    /// `decompressed` says byte offsets are of a decompressed stream.
+    public init(handler: XMLEventHandler, name: String, decompressed: Bool = false) {
+        _ = denyExternalEntities
+        self.handler = handler
+        self.name = name
+        self.decompressed = decompressed
+    }
+
+    deinit {
+        if let context { xmlFreeParserCtxt(context) }
+    }
+
+    /// Parses the next bytes of the document. Costs time linear in the bytes.
+    ///
+    /// - Throws: ``ParseError`` when the document is not well-formed, when it
+    ///   declares entities, or when the handler throws.
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
+        guard bytes.count > 0 else { return }
+        let context = try start()
+        var offset = 0
+        // xmlParseChunk takes an Int32 length.
+        while offset < bytes.count {
+            let length = min(bytes.count - offset, 1 << 30)
+            let base = bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self)
+            let code = xmlParseChunk(context, base, Int32(length), 0)
+            fed += Int64(length)
+            offset += length
+            try check(code)
+        }
+    }
+
+    /// Ends the document: reports an error if it is incomplete (unclosed
+    /// elements, no root element, truncated input).
+    public func finish() throws(ParseError) {
+        let context = try start()
+        let code = xmlParseChunk(context, nil, 0, 1)
+        try check(code)
+    }
+
+    /// The current location, as libxml2 knows it.
+    public var location: SourceLocation {
+        guard let context else { return SourceLocation(file: name, decompressed: decompressed) }
+        let consumed = xmlByteConsumed(context)
+        return SourceLocation(
+            file: name, line: Int(xmlSAX2GetLineNumber(context)),
+            column: Int(xmlSAX2GetColumnNumber(context)),
+            byteOffset: consumed >= 0 ? Int64(consumed) : nil, decompressed: decompressed)
+    }
+
+    private func start() throws(ParseError) -> xmlParserCtxtPtr {
+        if let context { return context }
+        var sax = xmlSAXHandler()
+        sax.initialized = UInt32(XML_SAX2_MAGIC)
+        sax.startElementNs = { context, localName, _, _, _, _, count, _, attributes in
+            XMLPushParser.from(context).startElement(localName, Int(count), attributes)
+        }
+        sax.endElementNs = { context, _, _, _ in
+            let parser = XMLPushParser.from(context)
+            parser.deliver { try parser.handler.endElement() }
+        }
+        sax.characters = { context, text, length in XMLPushParser.from(context).text(text, length) }
+        sax.ignorableWhitespace = sax.characters
+        sax.cdataBlock = sax.characters
+        sax.entityDecl = { context, entityName, _, _, _, _ in
+            let name = entityName.map { String(cString: $0) } ?? ""
+            XMLPushParser.from(context).refuse(
+                "the document declares the entity \"\(name)\"; entity declarations are refused (they enable entity-expansion attacks)")
+        }
+        sax.serror = { userData, error in
+            guard let userData, let error else { return }
+            XMLPushParser.recordError(userData, error.pointee)
+        }
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        guard let created = xmlCreatePushParserCtxt(&sax, userData, nil, 0, name) else {
+            throw ParseError(.malformed("libxml2 could not create a parser"), at: location)
+        }
+        let options = Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOCDATA.rawValue)
+            | Int32(XML_PARSE_NOXINCNODE.rawValue)
+        xmlCtxtUseOptions(created, options)
+        // The SAX callbacks get our object as their context, not the parser's.
+        created.pointee._private = userData
+        context = created
+        return created
+    }
+
+    private func check(_ code: Int32) throws(ParseError) {
+        if let failure { throw failure }
+        if code != 0 {
+            throw ParseError(.malformed("libxml2 error \(code)"), at: location)
+        }
+    }
+
+    // MARK: - Callbacks
+
+    private static func from(_ pointer: UnsafeMutableRawPointer?) -> XMLPushParser {
+        Unmanaged<XMLPushParser>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    /// Called by the entity loader with libxml2's parser context.
+    fileprivate static func recordRefusal(_ context: xmlParserCtxtPtr, _ message: String) {
+        guard let userData = context.pointee._private else { return }
+        from(userData).refuse(message)
+    }
+
+    private static func recordError(_ userData: UnsafeMutableRawPointer, _ error: xmlError) {
+        let parser = from(userData)
+        guard parser.failure == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        var message = error.message.map { String(cString: $0) } ?? "XML error \(error.code)"
+        while message.last?.isNewline == true { message.removeLast() }
+        var location = parser.location
+        if error.line > 0 { location.line = Int(error.line) }
+        if error.int2 > 0 { location.column = Int(error.int2) }
+        parser.failure = ParseError(.malformed(message), at: location)
+    }
+
+    private func refuse(_ message: String) {
+        guard failure == nil else { return }
+        failure = ParseError(.malformed(message), at: location)
+        if let context { xmlStopParser(context) }
+    }
+
+    private func deliver(_ body: () throws -> Void) {
+        guard failure == nil else { return }
+        do {
+            try body()
+        } catch {
+            failure = ParseError(.rejected(error), at: location)
+            if let context { xmlStopParser(context) }
+        }
+    }
+
+    private func text(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
+        guard let text, length > 0 else { return }
+        deliver { try handler.characters(ByteSpan(start: text, count: Int(length))) }
+    }
+
+    private func startElement(
+        _ localName: UnsafePointer<xmlChar>?, _ count: Int,
+        _ raw: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
+        guard let localName else { return }
+        let nameSpan = ByteSpan(start: localName, count: Int(xmlStrlen(localName)))
+        attributes.removeAll(keepingCapacity: true)
+        scratch.removeAll(keepingCapacity: true)
+        // Values containing "&#38;" are decoded into `scratch`; remember where.
+        var decoded: [(index: Int, start: Int, count: Int)] = []
+        if let raw {
+            for index in 0..<count {
+                let base = index * 5
+                guard let attributeName = raw[base], let start = raw[base + 3], let end = raw[base + 4] else { continue }
+                let value = ByteSpan(start: start, count: end - start)
+                if value.contains(UInt8(ascii: "&")) {
+                    let first = scratch.count
+                    Self.decodeAmpersands(value, into: &scratch)
+                    decoded.append((attributes.count, first, scratch.count - first))
+                }
+                attributes.append(
+                    XMLAttribute(name: ByteSpan(start: attributeName, count: Int(xmlStrlen(attributeName))), value: value))
+            }
+        }
+        scratch.withUnsafeBufferPointer { scratchBytes in
+            for entry in decoded {
+                attributes[entry.index].value = ByteSpan(rebasing: scratchBytes[entry.start..<(entry.start + entry.count)])
+            }
+            attributes.withUnsafeBufferPointer { list in
+                deliver { try handler.startElement(name: nameSpan, attributes: list) }
+            }
+        }
+    }
+
+    /// libxml2 leaves `&` as `&#38;` in attribute values when it does not
+    /// replace entities; any other `&` cannot remain in a well-formed value.
+    private static func decodeAmpersands(_ value: ByteSpan, into output: inout [UInt8]) {
+        let reference: [UInt8] = Array("&#38;".utf8)
+        var index = 0
+        while index < value.count {
+            if value[index] == UInt8(ascii: "&"), index + 5 <= value.count,
+                reference.indices.allSatisfy({ value[index + $0] == reference[$0] })
+            {
+                output.append(UInt8(ascii: "&"))
+                index += 5
+            } else {
+                output.append(value[index])
+                index += 1
+            }
+        }
+    }
+}

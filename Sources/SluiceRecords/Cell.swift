@@ -1,0 +1,98 @@
+/// One value of a row, typed for the store. Text lives in the ``RowArena``'s
+/// byte buffer, so a cell never allocates.
+public enum Cell: Equatable, Sendable {
+    /// The source did not mention the field: an update leaves the stored value
+    /// alone and an insert takes the column's default.
+    case absent
+    /// An explicit null.
+    case null
+    /// A 64-bit integer (also booleans, as 0 and 1).
+    case integer(Int64)
+    /// A double.
+    case real(Double)
+    /// UTF-8 text at `offset` in the arena's bytes.
+    case text(offset: Int32, length: Int32)
+}
+
+/// Rows of one table, stored flat: `columnCount` cells per row, text bytes in
+/// one shared buffer. Appending a row allocates only when the buffers grow.
+public struct RowArena: Sendable {
+    /// The cells, row after row.
+    public private(set) var cells: [Cell] = []
+    /// The bytes the `.text` cells point into.
+    public private(set) var bytes: [UInt8] = []
+    /// Cells per row.
+    public private(set) var columnCount: Int
+    /// Each row's record ordinal in its input (for last-wins and messages).
+    public private(set) var ordinals: [Int] = []
+
+    /// An empty arena of `columnCount` columns.
+    public init(columnCount: Int) {
+        self.columnCount = columnCount
+    }
+
+    /// The number of complete rows.
+    public var rowCount: Int { ordinals.count }
+
+    /// Approximate memory held, in bytes: what batches are bounded by.
+    public var byteSize: Int { bytes.count + cells.count * MemoryLayout<Cell>.stride + ordinals.count * 8 }
+
+    /// Starts a new row of absent cells for record `ordinal`. O(columns).
+    public mutating func beginRow(ordinal: Int) {
+        cells.append(contentsOf: repeatElement(.absent, count: columnCount))
+        ordinals.append(ordinal)
+    }
+
+    /// Sets `column` of the row being built.
+    public mutating func set(_ column: Int, _ cell: Cell) {
+        cells[cells.count - columnCount + column] = cell
+    }
+
+    /// Copies `text` into the arena and returns its cell. O(text).
+    public mutating func text(_ text: some Collection<UInt8>) -> Cell {
+        let offset = Int32(bytes.count)
+        bytes.append(contentsOf: text)
+        return .text(offset: offset, length: Int32(bytes.count) - offset)
+    }
+
+    /// Drops the row being built (its text bytes stay until ``removeAll()``).
+    public mutating func abandonRow() {
+        cells.removeLast(columnCount)
+        ordinals.removeLast()
+    }
+
+    /// Adds columns, padding every existing row with `.absent`. O(cells).
+    public mutating func widen(to newCount: Int) {
+        guard newCount > columnCount else { return }
+        var wider: [Cell] = []
+        wider.reserveCapacity(rowCount * newCount)
+        for row in 0..<rowCount {
+            wider.append(contentsOf: cells[(row * columnCount)..<((row + 1) * columnCount)])
+            wider.append(contentsOf: repeatElement(.absent, count: newCount - columnCount))
+        }
+        cells = wider
+        columnCount = newCount
+    }
+
+    /// The cell at `row`, `column`.
+    public subscript(row: Int, column: Int) -> Cell {
+        cells[row * columnCount + column]
+    }
+
+    /// The bytes of a `.text` cell, valid inside `body` only.
+    public func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard case .text(let offset, let length) = cell else {
+            return try body(UnsafeBufferPointer(start: nil, count: 0))
+        }
+        return try bytes.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[Int(offset)..<Int(offset + length)]))
+        }
+    }
+
+    /// Empties the arena, keeping its capacity for the next batch.
+    public mutating func removeAll() {
+        cells.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        ordinals.removeAll(keepingCapacity: true)
+    }
+}

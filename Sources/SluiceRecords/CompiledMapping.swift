@@ -1,0 +1,147 @@
+/// A checked mapping turned into what the import runs: record paths routed to
+/// entities, and one ``RowMapper`` per entity.
+public struct CompiledMapping {
+    /// A record path and the entities its records fill.
+    public struct Route {
+        /// Where the records are.
+        public var path: RecordPath
+        /// Indices into ``mappers``.
+        public var entities: [Int]
+    }
+
+    /// The routes, one per distinct record path.
+    public var routes: [Route]
+    /// One mapper per entity, in mapping order.
+    public var mappers: [RowMapper]
+
+    /// The most record paths one mapping may declare.
+    public static let maxRoutes = 64
+    /// The most attributes one entity may declare.
+    public static let maxAttributes = 256
+
+    /// Compiles a mapping. O(mapping size).
+    ///
+    /// - Throws: ``MappingError`` with every problem found.
+    public init(_ mapping: Mapping) throws(MappingError) {
+        let problems = Self.check(mapping)
+        if !problems.isEmpty { throw MappingError(file: mapping.file, problems: problems) }
+        routes = []
+        mappers = []
+        for (index, entity) in mapping.entities.enumerated() {
+            var kind = DocumentKind.xml
+            for text in entity.records {
+                guard case .success(let path) = RecordPath.parse(text) else { continue }
+                kind = path.kind
+                if let existing = routes.firstIndex(where: { $0.path == path }) {
+                    routes[existing].entities.append(index)
+                } else {
+                    routes.append(Route(path: path, entities: [index]))
+                }
+            }
+            mappers.append(Self.mapper(for: entity, kind: kind))
+        }
+    }
+
+    /// A mapping for schemaless JSON: each record (`records` path) becomes a
+    /// row of `entity`, columns discovered from the top-level members.
+    public init(schemaless entity: String, key: String, records: RecordPath) {
+        routes = [Route(path: records, entities: [0])]
+        mappers = [SchemalessMapper(entity: entity, key: key)]
+    }
+
+    /// The kind of document (XML or JSON) the record paths address.
+    public var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
+
+    private static func mapper(for entity: EntityMapping, kind: DocumentKind) -> EntityMapper {
+        var columns: [ColumnSchema] = []
+        var attributes: [EntityMapper.Attribute] = []
+        for attribute in entity.attributes {
+            let sources: [String]
+            if attribute.sources.isEmpty {
+                sources = kind == .xml ? ["@" + attribute.name, attribute.name] : [attribute.name]
+            } else {
+                sources = attribute.sources
+            }
+            let paths = sources.compactMap { try? FieldPath.parse($0, kind: kind).get() }
+            attributes.append(.init(name: attribute.name, type: attribute.type, sources: paths, onInvalid: attribute.onInvalid))
+            columns.append(ColumnSchema(
+                name: attribute.name, type: attribute.type,
+                defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, attribute.type).get() }))
+        }
+        let key = entity.attributes.firstIndex { $0.name == entity.key } ?? 0
+        return EntityMapper(schema: TableSchema(name: entity.name, columns: columns, keyColumn: key), attributes: attributes)
+    }
+
+    private static func defaultValue(_ text: String, _ type: AttributeType) -> Result<DefaultValue, ConversionProblem> {
+        var arena = RowArena(columnCount: 1)
+        let bytes = Array(text.utf8)
+        return ValueConversion.scalar(bytes[...], isNumber: false, as: type, into: &arena).map { cell in
+            switch cell {
+            case .integer(let value): return .integer(value)
+            case .real(let value): return .real(value)
+            case .text: return .text(arena.withText(cell) { String(decoding: $0, as: UTF8.self) })
+            case .absent, .null: return .text(text)
+            }
+        }
+    }
+
+    /// Every problem of `mapping` that the YAML reader cannot see: bad paths,
+    /// keys that are not attributes, names used twice, defaults of the wrong
+    /// type.
+    static func check(_ mapping: Mapping) -> [MappingError.Problem] {
+        var problems: [MappingError.Problem] = []
+        var entityNames: Set<String> = []
+        var pathCount = 0
+        for entity in mapping.entities {
+            let context = "entity `\(entity.name)`"
+            if !entityNames.insert(entity.name.lowercased()).inserted {
+                problems.append(.init(line: entity.line, message: "\(context) is declared twice (names ignore letter case)"))
+            }
+            if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.hasPrefix("_sluice") {
+                problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
+            }
+            var kinds: Set<DocumentKind> = []
+            for text in entity.records {
+                switch RecordPath.parse(text) {
+                case .success(let path):
+                    kinds.insert(path.kind)
+                    pathCount += 1
+                case .failure(let problem):
+                    problems.append(.init(line: entity.line, message: "\(context): \(problem)"))
+                }
+            }
+            if kinds.count > 1 {
+                problems.append(.init(line: entity.line, message: "\(context) mixes XML and JSON record paths"))
+            }
+            let kind = kinds.first ?? .xml
+            var attributeNames: Set<String> = []
+            for attribute in entity.attributes {
+                let where_ = "\(context), attribute `\(attribute.name)`"
+                if !attributeNames.insert(attribute.name.lowercased()).inserted {
+                    problems.append(.init(line: attribute.line, message: "\(where_) is mapped twice (names ignore letter case)"))
+                }
+                if attribute.name.isEmpty {
+                    problems.append(.init(line: attribute.line, message: "\(context) has an attribute with an empty name"))
+                }
+                for source in attribute.sources {
+                    if case .failure(let problem) = FieldPath.parse(source, kind: kind) {
+                        problems.append(.init(line: attribute.line, message: "\(where_): \(problem)"))
+                    }
+                }
+                if let text = attribute.defaultValue, case .failure(let problem) = defaultValue(text, attribute.type) {
+                    problems.append(.init(line: attribute.line, message: "\(where_): the default is not valid: \(problem)"))
+                }
+            }
+            if !entity.key.isEmpty && !entity.attributes.contains(where: { $0.name == entity.key }) {
+                problems.append(.init(line: entity.line, message: "\(context): the key `\(entity.key)` is not one of its attributes"))
+            }
+            if entity.attributes.count > maxAttributes {
+                problems.append(.init(line: entity.line, message: "\(context) has more than \(maxAttributes) attributes"))
+            }
+        }
+        if pathCount > maxRoutes {
+            problems.append(.init(line: nil, message: "the mapping declares more than \(maxRoutes) record paths"))
+        }
+        return problems
+    }
+}

@@ -1,0 +1,195 @@
+import SluiceInput
+import Yams
+
+extension Mapping {
+    /// Reads a mapping from YAML (or JSON, which is YAML too).
+    ///
+    /// The format, with every option:
+    /// ```yaml
+    /// entities:
+    ///   Post:                      # entity = table name
+    ///     records: /posts/row      # or a list; JSON: $, $[*], $.jobs[*]
+    ///     key: Id                  # the key attribute
+    ///     attributes:
+    ///       Id: integer            # type only: source is the field "Id"
+    ///       Title: {type: string, source: "@Title", default: "", invalid: null}
+    ///       Owner: {type: integer, source: ["@OwnerUserId", "@OwnerId"]}
+    /// ```
+    /// Parsing and checking cost O(mapping size); every problem is collected
+    /// and reported at once.
+    ///
+    /// - Throws: ``MappingError`` listing every problem with its line.
+    public static func parse(yaml text: String, file: String? = nil) throws(MappingError) -> Mapping {
+        var reader = MappingReader(file: file)
+        let mapping = reader.read(text)
+        if !reader.problems.isEmpty { throw MappingError(file: file, problems: reader.problems) }
+        let compiled = CompiledMapping.check(mapping)
+        if !compiled.isEmpty { throw MappingError(file: file, problems: compiled) }
+        return mapping
+    }
+}
+
+/// Walks the YAML node tree, collecting problems instead of stopping.
+private struct MappingReader {
+    let file: String?
+    var problems: [MappingError.Problem] = []
+
+    init(file: String?) { self.file = file }
+
+    mutating func problem(_ node: Node?, _ message: String) {
+        problems.append(.init(line: node?.mark?.line, message: message))
+    }
+
+    mutating func read(_ text: String) -> Mapping {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            problems.append(Self.describe(error))
+            return Mapping(entities: [], file: file)
+        } catch {
+            problems.append(.init(line: nil, message: "not YAML: \(error)"))
+            return Mapping(entities: [], file: file)
+        }
+        guard let root, let top = root.mapping else {
+            problem(root, "a mapping file is a YAML mapping with an `entities` key")
+            return Mapping(entities: [], file: file)
+        }
+        var entities: [EntityMapping] = []
+        for (key, value) in top {
+            switch key.string {
+            case "entities":
+                guard let list = value.mapping else {
+                    problem(value, "`entities` maps entity names to their settings")
+                    continue
+                }
+                for (name, settings) in list { entities.append(entity(name, settings)) }
+            default:
+                problem(key, "unknown setting `\(key.string ?? "")` (expected `entities`)")
+            }
+        }
+        if entities.isEmpty && problems.isEmpty { problem(root, "the mapping declares no entities") }
+        return Mapping(entities: entities, file: file)
+    }
+
+    mutating func entity(_ nameNode: Node, _ node: Node) -> EntityMapping {
+        let name = nameNode.string ?? ""
+        var entity = EntityMapping(name: name, records: [], key: "", attributes: [], line: nameNode.mark?.line)
+        guard let settings = node.mapping else {
+            problem(node, "entity `\(name)`: expected `records`, `key` and `attributes`")
+            return entity
+        }
+        for (key, value) in settings {
+            switch key.string {
+            case "records": entity.records = strings(value, "entity `\(name)`: `records`")
+            case "key":
+                if let key = value.scalar?.string { entity.key = key } else { problem(value, "entity `\(name)`: `key` is an attribute name") }
+            case "attributes":
+                guard let attributes = value.mapping else {
+                    problem(value, "entity `\(name)`: `attributes` maps attribute names to types or settings")
+                    continue
+                }
+                for (attributeName, spec) in attributes {
+                    entity.attributes.append(attribute(entity: name, attributeName, spec))
+                }
+            default:
+                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, attributes)")
+            }
+        }
+        if entity.records.isEmpty { problem(nameNode, "entity `\(name)` has no `records` path") }
+        if entity.key.isEmpty { problem(nameNode, "entity `\(name)` has no `key`") }
+        if entity.attributes.isEmpty { problem(nameNode, "entity `\(name)` has no `attributes`") }
+        return entity
+    }
+
+    mutating func attribute(entity: String, _ nameNode: Node, _ node: Node) -> AttributeMapping {
+        let name = nameNode.string ?? ""
+        var attribute = AttributeMapping(name: name, line: nameNode.mark?.line)
+        let context = "entity `\(entity)`, attribute `\(name)`"
+        if let typeName = node.scalar?.string {
+            attribute.type = type(typeName, node, context)
+            return attribute
+        }
+        guard let settings = node.mapping else {
+            problem(node, "\(context): expected a type name or {type, source, default, invalid}")
+            return attribute
+        }
+        for (key, value) in settings {
+            switch key.string {
+            case "type": attribute.type = type(value.string ?? "", value, context)
+            case "source": attribute.sources = strings(value, "\(context): `source`")
+            case "default":
+                if Self.isNull(value) { continue }
+                attribute.defaultValue = value.scalar?.string
+                if attribute.defaultValue == nil { problem(value, "\(context): `default` must be a scalar") }
+            case "invalid":
+                let policy = Self.isNull(value) ? "null" : (value.string ?? "")
+                if let parsed = InvalidValuePolicy(rawValue: policy) {
+                    attribute.onInvalid = parsed
+                } else {
+                    problem(value, "\(context): `invalid` is `error` or `null`, not `\(policy)`")
+                }
+            default:
+                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected type, source, default, invalid)")
+            }
+        }
+        return attribute
+    }
+
+    mutating func type(_ name: String, _ node: Node, _ context: String) -> AttributeType {
+        if let type = AttributeType(rawValue: name) { return type }
+        let known = AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
+        problem(node, "\(context): unknown type `\(name)` (known: \(known))")
+        return .string
+    }
+
+    mutating func strings(_ node: Node, _ context: String) -> [String] {
+        if let single = node.scalar?.string { return [single] }
+        if let list = node.sequence {
+            var values: [String] = []
+            for item in list {
+                if let text = item.scalar?.string { values.append(text) } else { problem(item, "\(context): expected text") }
+            }
+            return values
+        }
+        problem(node, "\(context): expected text or a list of text")
+        return []
+    }
+
+    /// A plain YAML null: `null`, `~` or nothing.
+    static func isNull(_ node: Node) -> Bool {
+        guard let scalar = node.scalar, scalar.style == .plain else { return false }
+        return ["null", "Null", "NULL", "~", ""].contains(scalar.string)
+    }
+
+    static func describe(_ error: YamlError) -> MappingError.Problem {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
+            return .init(line: mark.line, message: "not valid YAML: \(problem)")
+        default:
+            return .init(line: nil, message: "not valid YAML: \(error)")
+        }
+    }
+}
+
+extension Mapping {
+    /// Reads and checks the mapping file at `path` (see ``parse(yaml:file:)``).
+    ///
+    /// - Throws: ``MappingError``, also when the file cannot be read.
+    public static func load(path: String) throws(MappingError) -> Mapping {
+        var bytes: [UInt8] = []
+        do {
+            let source = try FileByteSource(path: path)
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
+            defer { chunk.deallocate() }
+            while true {
+                let count = try source.read(into: chunk)
+                if count == 0 { break }
+                bytes.append(contentsOf: chunk[..<count])
+            }
+        } catch {
+            throw MappingError(file: path, problems: [.init(line: nil, message: "cannot read the mapping: \(error)")])
+        }
+        return try parse(yaml: String(decoding: bytes, as: UTF8.self), file: path)
+    }
+}

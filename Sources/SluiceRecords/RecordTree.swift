@@ -1,0 +1,198 @@
+import SluiceParsers
+
+/// The subtree of the record being read, stored flat: nodes in one array,
+/// names and values in one byte buffer. Both are reused from record to record,
+/// so assembling a record allocates nothing once the buffers have grown.
+public struct RecordTree: Sendable {
+    /// What a node is.
+    public enum Kind: UInt8, Sendable {
+        case object, array, string, number, `true`, `false`, null
+        /// An XML element; its value is its concatenated text.
+        case element
+        /// An XML attribute of its parent element.
+        case attribute
+    }
+
+    /// One node. Names and values are spans of ``bytes``; links are indices
+    /// into ``nodes`` (-1 for none).
+    public struct Node: Sendable {
+        public var kind: Kind
+        public var nameStart: Int32
+        public var nameLength: Int32
+        public var valueStart: Int32
+        public var valueLength: Int32
+        public var parent: Int32
+        public var firstChild: Int32 = -1
+        public var lastChild: Int32 = -1
+        public var nextSibling: Int32 = -1
+    }
+
+    /// All nodes; the record's root is node 0.
+    public private(set) var nodes: [Node] = []
+    /// Names and values.
+    public private(set) var bytes: [UInt8] = []
+    /// The open container new nodes are added to (-1 before the root).
+    private var current: Int32 = -1
+    /// The JSON key waiting for its value, as a span of `bytes`.
+    private var pendingName: (start: Int32, length: Int32) = (0, 0)
+
+    /// An empty tree.
+    public init() {}
+
+    /// True once the root has been closed (or was a scalar).
+    public var isComplete: Bool { !nodes.isEmpty && current == -1 }
+
+    /// Memory held by this record, in bytes (checked against the record limit).
+    public var byteSize: Int { bytes.count + nodes.count * MemoryLayout<Node>.stride }
+
+    /// Empties the tree for the next record, keeping its capacity.
+    public mutating func reset() {
+        nodes.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        current = -1
+        pendingName = (0, 0)
+    }
+
+    // MARK: - Building
+
+    /// Remembers the key of the next JSON object member.
+    public mutating func setName(_ name: ByteSpan) {
+        let start = Int32(bytes.count)
+        bytes.append(contentsOf: name)
+        pendingName = (start, Int32(name.count))
+    }
+
+    /// Adds a node under the current container; containers become current.
+    @discardableResult
+    public mutating func open(_ kind: Kind, name: ByteSpan? = nil, value: ByteSpan? = nil) -> Int32 {
+        var nameSpan = pendingName
+        if let name {
+            nameSpan = (Int32(bytes.count), Int32(name.count))
+            bytes.append(contentsOf: name)
+        }
+        pendingName = (0, 0)
+        var valueSpan: (Int32, Int32) = (Int32(bytes.count), 0)
+        if let value, value.count > 0 {
+            bytes.append(contentsOf: value)
+            valueSpan.1 = Int32(value.count)
+        }
+        let index = Int32(nodes.count)
+        nodes.append(Node(
+            kind: kind, nameStart: nameSpan.0, nameLength: nameSpan.1, valueStart: valueSpan.0,
+            valueLength: valueSpan.1, parent: current))
+        if current >= 0 {
+            let parent = Int(current)
+            if nodes[parent].lastChild >= 0 {
+                nodes[Int(nodes[parent].lastChild)].nextSibling = index
+            } else {
+                nodes[parent].firstChild = index
+            }
+            nodes[parent].lastChild = index
+        }
+        switch kind {
+        case .object, .array, .element: current = index
+        default: break
+        }
+        return index
+    }
+
+    /// Closes the current container.
+    public mutating func close() {
+        guard current >= 0 else { return }
+        current = nodes[Int(current)].parent
+    }
+
+    /// Appends text to the current XML element's value.
+    public mutating func appendText(_ text: ByteSpan) {
+        guard current >= 0 else { return }
+        let index = Int(current)
+        let node = nodes[index]
+        if node.valueLength > 0 && Int(node.valueStart + node.valueLength) != bytes.count {
+            // Text resumes after a child: move the value to the end first.
+            let start = Int(node.valueStart)
+            bytes.append(contentsOf: bytes[start..<(start + Int(node.valueLength))])
+            nodes[index].valueStart = Int32(bytes.count) - node.valueLength
+        } else if node.valueLength == 0 {
+            nodes[index].valueStart = Int32(bytes.count)
+        }
+        bytes.append(contentsOf: text)
+        nodes[index].valueLength += Int32(text.count)
+    }
+
+    // MARK: - Reading
+
+    /// Whether the node's name equals `name`.
+    public func nameEquals(_ node: Int32, _ name: [UInt8]) -> Bool {
+        let entry = nodes[Int(node)]
+        guard Int(entry.nameLength) == name.count else { return false }
+        let start = Int(entry.nameStart)
+        for offset in 0..<name.count where bytes[start + offset] != name[offset] { return false }
+        return true
+    }
+
+    /// The node's name bytes.
+    public func name(_ node: Int32) -> ArraySlice<UInt8> {
+        let entry = nodes[Int(node)]
+        return bytes[Int(entry.nameStart)..<Int(entry.nameStart + entry.nameLength)]
+    }
+
+    /// The node's value bytes (text of strings, numbers, elements, attributes).
+    public func value(_ node: Int32) -> ArraySlice<UInt8> {
+        let entry = nodes[Int(node)]
+        return bytes[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]
+    }
+
+    /// The children of `node` in order.
+    public func children(_ node: Int32) -> ChildSequence { ChildSequence(tree: self, first: nodes[Int(node)].firstChild) }
+
+    /// The node `path` leads to from the root, or `nil` when the source has
+    /// no such field. O(children visited).
+    public func resolve(_ path: FieldPath) -> Int32? {
+        guard !nodes.isEmpty else { return nil }
+        var node: Int32 = 0
+        for step in path.steps {
+            var found: Int32?
+            switch step {
+            case .child(let name):
+                for child in children(node) where nodes[Int(child)].kind != .attribute && nameEquals(child, name) {
+                    found = child
+                    break
+                }
+            case .attribute(let name):
+                for child in children(node) where nodes[Int(child)].kind == .attribute && nameEquals(child, name) {
+                    found = child
+                    break
+                }
+            case .index(let wanted):
+                var position = 0
+                for child in children(node) where nodes[Int(child)].kind != .attribute {
+                    if position == wanted {
+                        found = child
+                        break
+                    }
+                    position += 1
+                }
+            }
+            guard let found else { return nil }
+            node = found
+        }
+        return node
+    }
+
+    /// Iterates the children of a node.
+    public struct ChildSequence: Sequence, IteratorProtocol {
+        let tree: RecordTree
+        var upcoming: Int32
+
+        init(tree: RecordTree, first: Int32) {
+            self.tree = tree
+            upcoming = first
+        }
+
+        public mutating func next() -> Int32? {
+            guard upcoming >= 0 else { return nil }
+            defer { upcoming = tree.nodes[Int(upcoming)].nextSibling }
+            return upcoming
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import SluiceBatching
+import SluiceRecords
+
+/// Where batches are applied. SQLite is the one store today; the interface
+/// takes whole batch groups so that a server database can implement it with
+/// set-based statements too.
+public protocol RecordStore: AnyObject {
+    /// Creates the tables (or adds missing columns) for `schemas`.
+    func prepare(_ schemas: [TableSchema]) throws(StoreError)
+
+    /// Applies every batch of `group` and records its checkpoint, all in one
+    /// transaction: on error nothing of the group stays. Returns the counts
+    /// per entity index.
+    func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts]
+}
+
+/// Tuning of the SQLite store.
+public struct StoreOptions: Sendable, Equatable {
+    /// SQLite page cache, in bytes (`PRAGMA cache_size`).
+    public var pageCacheBytes: Int = 16 << 20
+    /// Keys looked up by one execution of the lookup statement; a batch of up
+    /// to this many rows costs one query.
+    public var lookupKeys: Int = 10_000
+
+    /// The defaults: 16 MiB page cache, lookups of up to 10,000 keys.
+    public init() {}
+}

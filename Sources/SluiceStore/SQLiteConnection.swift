@@ -1,0 +1,83 @@
+import CSluiceSQLite3
+
+/// One SQLite connection with the few helpers the store needs. Not
+/// thread-safe: one thread at a time.
+final class SQLiteConnection {
+    let path: String
+    private(set) var handle: OpaquePointer?
+
+    /// Opens (creating if needed) the database at `path`.
+    init(path: String) throws(StoreError) {
+        self.path = path
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        handle = db
+        if code != SQLITE_OK {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            handle = nil
+            throw StoreError(path: path, action: "opening the store", message: message, code: code)
+        }
+        sqlite3_extended_result_codes(db, 1)
+        _ = sluice_sqlite_db_config_flag(db, SQLITE_DBCONFIG_DEFENSIVE, 1)
+    }
+
+    deinit { close() }
+
+    /// Closes the connection, finalising nothing: statements must be
+    /// finalised first.
+    func close() {
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// The error for the connection's last failure.
+    func error(_ action: String, _ code: Int32) -> StoreError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "the store is closed"
+        return StoreError(path: path, action: action, message: message, code: code)
+    }
+
+    /// Runs SQL with no parameters and no result rows.
+    func execute(_ sql: String, _ action: String) throws(StoreError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        if code != SQLITE_OK { throw error(action, code) }
+    }
+
+    /// Prepares one statement, to be kept and reused (`SQLITE_PREPARE_PERSISTENT`).
+    func prepare(_ sql: String, _ action: String) throws(StoreError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw error(action, code) }
+        return statement
+    }
+
+    /// The text values of the first column of `sql`'s rows.
+    func strings(_ sql: String, column: Int32, _ action: String) throws(StoreError) -> [String] {
+        let statement = try prepare(sql, action)
+        defer { sqlite3_finalize(statement) }
+        var values: [String] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw error(action, code) }
+            values.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
+        }
+        return values
+    }
+}
+
+/// `name` as an SQL identifier: in double quotes, inner quotes doubled.
+func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// `text` as an SQL string literal.
+func literal(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

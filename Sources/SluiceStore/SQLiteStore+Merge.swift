@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSluiceSQLite3
+import SluiceRecords
+
+extension SQLiteStore {
+    /// Fetches the stored rows for the batch's keys, `lookupKeys` keys per
+    /// query, and marks each row new, changed or unchanged by walking the
+    /// sorted rows and the sorted results side by side.
+    func lookUp(
+        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState,
+        _ status: inout [RowStatus]
+    ) throws(StoreError) {
+        let schema = table.schema
+        let key = schema.keyColumn
+        let capacity = max(1, min(options.lookupKeys, 32_000))
+        if table.lookup == nil || table.lookupColumns != schema.columns.count {
+            sqlite3_finalize(table.lookup)
+            let columns = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
+            let parameters = Array(repeating: "?", count: capacity).joined(separator: ",")
+            table.lookup = try connection.prepare(
+                "SELECT \(columns) FROM \(quoted(schema.name)) WHERE \(quoted(schema.columns[key].name)) "
+                    + "IN (\(parameters)) ORDER BY \(quoted(schema.columns[key].name))",
+                "preparing the lookup of \(quoted(schema.name))")
+            table.lookupColumns = schema.columns.count
+        }
+        let statement = table.lookup
+        var start = 0
+        while start < order.count {
+            let end = min(start + capacity, order.count)
+            sqlite3_reset(statement)
+            for slot in 0..<capacity {
+                // Unused slots repeat the last key: the statement is prepared once.
+                let row = order[min(start + slot, end - 1)]
+                bind(statement, Int32(slot + 1), rows[row, key], bytes)
+            }
+            var position = start
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw connection.error("looking up keys in \(quoted(schema.name))", code) }
+                while position < end, compareKey(rows[order[position], key], bytes, statement, Int32(key)) < 0 {
+                    position += 1
+                }
+                guard position < end else { break }
+                let row = order[position]
+                if compareKey(rows[row, key], bytes, statement, Int32(key)) == 0 {
+                    status[position] = sameValues(rows, row, statement, schema.columns.count, key, bytes) ? .unchanged : .changed
+                }
+            }
+            start = end
+        }
+    }
+
+    /// Inserts the new rows and updates the changed ones, in key order.
+    func write(
+        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState,
+        _ status: [RowStatus]
+    ) throws(StoreError) {
+        let schema = table.schema
+        for (position, row) in order.enumerated() where status[position] != .unchanged {
+            var mask = ColumnMask()
+            for column in 0..<schema.columns.count where rows[row, column] != .absent { mask.insert(column) }
+            let isInsert = status[position] == .new
+            let statement = try statementFor(table, mask, insert: isInsert)
+            sqlite3_reset(statement)
+            var parameter: Int32 = 1
+            for column in 0..<schema.columns.count where mask.contains(column) && (isInsert || column != schema.keyColumn) {
+                bind(statement, parameter, rows[row, column], bytes)
+                parameter += 1
+            }
+            if !isInsert { bind(statement, parameter, rows[row, schema.keyColumn], bytes) }
+            let code = sqlite3_step(statement)
+            if code != SQLITE_DONE {
+                throw connection.error("\(isInsert ? "inserting into" : "updating") \(quoted(schema.name))", code)
+            }
+        }
+    }
+
+    private func statementFor(_ table: TableState, _ mask: ColumnMask, insert: Bool) throws(StoreError) -> OpaquePointer {
+        if let cached = insert ? table.inserts[mask] : table.updates[mask] { return cached }
+        let schema = table.schema
+        let names = schema.columns.indices.filter { mask.contains($0) }.map { quoted(schema.columns[$0].name) }
+        let keyName = quoted(schema.columns[schema.keyColumn].name)
+        let sql: String
+        if insert {
+            let parameters = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            sql = "INSERT INTO \(quoted(schema.name)) (\(names.joined(separator: ", "))) VALUES (\(parameters))"
+        } else {
+            let assignments = names.filter { $0 != keyName }.map { "\($0) = ?" }
+            sql = "UPDATE \(quoted(schema.name)) SET \(assignments.joined(separator: ", ")) WHERE \(keyName) = ?"
+        }
+        let statement = try connection.prepare(sql, "preparing writes to \(quoted(schema.name))")
+        if insert { table.inserts[mask] = statement } else { table.updates[mask] = statement }
+        return statement
+    }
+
+    /// Compares a batch key with the key column of the current result row,
+    /// in SQLite's order (NULL, numbers, text bytewise).
+    private func compareKey(
+        _ cell: Cell, _ bytes: UnsafeBufferPointer<UInt8>, _ statement: OpaquePointer?, _ column: Int32
+    ) -> Int {
+        let type = sqlite3_column_type(statement, column)
+        switch (cell, type) {
+        case (.integer(let value), SQLITE_INTEGER):
+            let stored = sqlite3_column_int64(statement, column)
+            return value < stored ? -1 : (value > stored ? 1 : 0)
+        case (.integer(let value), SQLITE_FLOAT):
+            let stored = sqlite3_column_double(statement, column)
+            return Double(value) < stored ? -1 : (Double(value) > stored ? 1 : 0)
+        case (.real(let value), SQLITE_INTEGER), (.real(let value), SQLITE_FLOAT):
+            let stored = sqlite3_column_double(statement, column)
+            return value < stored ? -1 : (value > stored ? 1 : 0)
+        case (.text(let offset, let length), SQLITE_TEXT):
+            let count = Int(sqlite3_column_bytes(statement, column))
+            let common = min(count, Int(length))
+            if common > 0, let stored = sqlite3_column_text(statement, column), let base = bytes.baseAddress {
+                let order = memcmp(base + Int(offset), stored, common)
+                if order != 0 { return order < 0 ? -1 : 1 }
+            }
+            return Int(length) < count ? -1 : (Int(length) > count ? 1 : 0)
+        case (.text, _): return type == SQLITE_BLOB ? -1 : 1
+        case (.integer, SQLITE_TEXT), (.real, SQLITE_TEXT), (.integer, SQLITE_BLOB), (.real, SQLITE_BLOB): return -1
+        case (.absent, _), (.null, _): return type == SQLITE_NULL ? 0 : -1
+        default: return 1
+        }
+    }
+
+    /// Whether every present cell of `row` equals the stored column value.
+    private func sameValues(
+        _ rows: RowArena, _ row: Int, _ statement: OpaquePointer?, _ columns: Int, _ key: Int,
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        for column in 0..<columns where column != key {
+            let index = Int32(column)
+            let type = sqlite3_column_type(statement, index)
+            switch rows[row, column] {
+            case .absent: continue
+            case .null: if type != SQLITE_NULL { return false }
+            case .integer(let value):
+                if type != SQLITE_INTEGER || sqlite3_column_int64(statement, index) != value { return false }
+            case .real(let value):
+                if type != SQLITE_FLOAT || sqlite3_column_double(statement, index) != value { return false }
+            case .text(let offset, let length):
+                guard type == SQLITE_TEXT else { return false }
+                let stored = sqlite3_column_text(statement, index)
+                let count = Int(sqlite3_column_bytes(statement, index))
+                guard count == Int(length) else { return false }
+                if count > 0, let stored, let base = bytes.baseAddress,
+                    memcmp(stored, base + Int(offset), count) != 0
+                {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// Binds a cell; text is bound without a copy (`bytes` outlives the step).
+    func bind(_ statement: OpaquePointer?, _ index: Int32, _ cell: Cell, _ bytes: UnsafeBufferPointer<UInt8>) {
+        switch cell {
+        case .absent, .null: sqlite3_bind_null(statement, index)
+        case .integer(let value): sqlite3_bind_int64(statement, index, value)
+        case .real(let value): sqlite3_bind_double(statement, index, value)
+        case .text(let offset, let length):
+            let base = bytes.baseAddress.map { UnsafeRawPointer($0 + Int(offset)) } ?? UnsafeRawPointer(bitPattern: 1)!
+            sqlite3_bind_text(statement, index, base.assumingMemoryBound(to: CChar.self), length, nil)
+        }
+    }
+}
+

@@ -1,0 +1,242 @@
+import CSluiceSQLite3
+import SluiceBatching
+import SluiceRecords
+
+/// The SQLite store: one table per entity, keyed by the entity's key.
+///
+/// Each batch is applied as a find-or-create merge: duplicate keys dropped
+/// (the last occurrence wins), rows sorted by key, existing rows fetched with
+/// one `IN` query, then new keys inserted, changed rows updated and unchanged
+/// rows left untouched, in key order. A group of batches and its checkpoint
+/// commit in one transaction. WAL journal, `synchronous=NORMAL`.
+public final class SQLiteStore: RecordStore {
+    let connection: SQLiteConnection
+    let options: StoreOptions
+    private var tables: [String: TableState] = [:]
+    private var checkpointStatement: OpaquePointer?
+
+    /// Asked just before each commit; when it returns true the transaction
+    /// is rolled back and ``apply(_:)`` throws (used for cancellation).
+    public var shouldAbort: (@Sendable () -> Bool)?
+
+    /// Interrupts the statement running on another thread, if any; the
+    /// transaction then rolls back. Safe to call from any thread.
+    public func interrupt() {
+        if let handle = connection.handle { sqlite3_interrupt(handle) }
+    }
+
+    /// Per-table state: known columns and cached statements.
+    final class TableState {
+        var schema: TableSchema
+        var lookup: OpaquePointer?
+        var lookupColumns = 0
+        var inserts: [ColumnMask: OpaquePointer] = [:]
+        var updates: [ColumnMask: OpaquePointer] = [:]
+
+        init(schema: TableSchema) { self.schema = schema }
+
+        func finalize() {
+            sqlite3_finalize(lookup)
+            lookup = nil
+            for statement in inserts.values { sqlite3_finalize(statement) }
+            for statement in updates.values { sqlite3_finalize(statement) }
+            inserts = [:]
+            updates = [:]
+        }
+    }
+
+    /// Opens or creates the store at `path` and sets its journal and cache.
+    public init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+        connection = try SQLiteConnection(path: path)
+        self.options = options
+        try connection.execute("PRAGMA journal_mode=WAL", "switching to WAL")
+        try connection.execute("PRAGMA synchronous=NORMAL", "setting synchronous")
+        try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "setting the page cache")
+        sqlite3_busy_timeout(connection.handle, 5_000)
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS _sluice_checkpoints (
+              input TEXT PRIMARY KEY, records INTEGER NOT NULL, bytes INTEGER NOT NULL)
+            """, "creating the checkpoint table")
+        checkpointStatement = try connection.prepare(
+            "INSERT INTO _sluice_checkpoints (input, records, bytes) VALUES (?, ?, ?) "
+                + "ON CONFLICT(input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes",
+            "preparing the checkpoint statement")
+    }
+
+    deinit { close() }
+
+    /// Finalises every statement and closes the database.
+    public func close() {
+        for table in tables.values { table.finalize() }
+        tables = [:]
+        sqlite3_finalize(checkpointStatement)
+        checkpointStatement = nil
+        connection.close()
+    }
+
+    // MARK: - Schema
+
+    public func prepare(_ schemas: [TableSchema]) throws(StoreError) {
+        try connection.execute("BEGIN IMMEDIATE", "starting the schema transaction")
+        do throws(StoreError) {
+            for schema in schemas { try ensureTable(schema) }
+            try connection.execute("COMMIT", "committing the schema")
+        } catch {
+            _ = try? connection.execute("ROLLBACK", "rolling back the schema")
+            throw error
+        }
+    }
+
+    /// Creates the table, or adds the columns it lacks. O(columns).
+    private func ensureTable(_ schema: TableSchema) throws(StoreError) {
+        let action = "creating table \(quoted(schema.name))"
+        let existing = try connection.strings("PRAGMA table_info(\(quoted(schema.name)))", column: 1, action)
+        if existing.isEmpty {
+            let columns = schema.columns.enumerated().map { index, column in
+                columnDefinition(column, isKey: index == schema.keyColumn)
+            }
+            try connection.execute("CREATE TABLE \(quoted(schema.name)) (\(columns.joined(separator: ", ")))", action)
+        } else {
+            let known = Set(existing.map { $0.lowercased() })
+            let key = schema.columns[schema.keyColumn].name
+            guard known.contains(key.lowercased()) else {
+                throw StoreError(
+                    path: connection.path, action: action,
+                    message: "the existing table has no column \(quoted(key)) for the key", code: 0)
+            }
+            for column in schema.columns where !known.contains(column.name.lowercased()) {
+                try connection.execute(
+                    "ALTER TABLE \(quoted(schema.name)) ADD COLUMN \(columnDefinition(column, isKey: false))",
+                    "adding column \(quoted(column.name)) to \(quoted(schema.name))")
+            }
+            try connection.execute(
+                "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("_sluice_key_" + schema.name)) "
+                    + "ON \(quoted(schema.name)) (\(quoted(key)))", "indexing the key of \(quoted(schema.name))")
+        }
+        let state = tables[schema.name] ?? TableState(schema: schema)
+        if state.schema.columns.count != schema.columns.count { state.finalize() }
+        state.schema = schema
+        tables[schema.name] = state
+    }
+
+    private func columnDefinition(_ column: ColumnSchema, isKey: Bool) -> String {
+        var text = "\(quoted(column.name)) \(column.type.sqlType)"
+        if isKey { text += column.type == .integer ? " PRIMARY KEY" : " PRIMARY KEY NOT NULL" }
+        switch column.defaultValue {
+        case .integer(let value): text += " DEFAULT \(value)"
+        case .real(let value): text += " DEFAULT \(value)"
+        case .text(let value): text += " DEFAULT \(literal(value))"
+        case nil: break
+        }
+        return text
+    }
+
+    // MARK: - Applying batches
+
+    public func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
+        try connection.execute("BEGIN IMMEDIATE", "starting a batch transaction")
+        do throws(StoreError) {
+            var counts: [Int: EntityCounts] = [:]
+            for batch in group.batches {
+                let table = try table(for: batch.schema)
+                counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: table))
+            }
+            try saveCheckpoint(group.checkpoint)
+            if shouldAbort?() == true {
+                throw StoreError(path: connection.path, action: "committing a batch", message: "cancelled", code: SQLITE_INTERRUPT)
+            }
+            try connection.execute("COMMIT", "committing a batch")
+            return counts
+        } catch {
+            _ = try? connection.execute("ROLLBACK", "rolling back a batch")
+            throw error
+        }
+    }
+
+    private func table(for schema: TableSchema) throws(StoreError) -> TableState {
+        if let state = tables[schema.name], state.schema.columns.count == schema.columns.count { return state }
+        try ensureTable(schema)
+        return tables[schema.name]!
+    }
+
+    private func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
+        let statement = checkpointStatement
+        sqlite3_reset(statement)
+        sqlite3_bind_text(statement, 1, checkpoint.input, -1, sluice_sqlite_transient())
+        sqlite3_bind_int64(statement, 2, Int64(checkpoint.records))
+        sqlite3_bind_int64(statement, 3, checkpoint.bytes)
+        let code = sqlite3_step(statement)
+        if code != SQLITE_DONE { throw connection.error("saving the checkpoint", code) }
+    }
+
+    /// The find-or-create merge of one batch. O(n log n) in the batch's rows
+    /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys and
+    /// one write per new or changed row.
+    private func merge(_ rows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
+        let key = table.schema.keyColumn
+        let order = Self.lastOccurrences(rows, keyColumn: key)
+        var status = [RowStatus](repeating: .new, count: order.count)
+        try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+            try lookUp(rows, order, bytes, table, &status)
+            try write(rows, order, bytes, table, status)
+        }
+        var counts = EntityCounts()
+        for state in status {
+            switch state {
+            case .new: counts.inserted += 1
+            case .changed: counts.updated += 1
+            case .unchanged: counts.unchanged += 1
+            }
+        }
+        return counts
+    }
+
+    enum RowStatus { case new, changed, unchanged }
+
+    /// Row indices sorted by key, keeping only the last occurrence of each key.
+    static func lastOccurrences(_ rows: RowArena, keyColumn: Int) -> [Int] {
+        var order = Array(0..<rows.rowCount)
+        order.sort { left, right in
+            let comparison = compare(rows, rows[left, keyColumn], rows[right, keyColumn])
+            return comparison != 0 ? comparison < 0 : left < right
+        }
+        var kept: [Int] = []
+        kept.reserveCapacity(order.count)
+        for index in order {
+            if let last = kept.last, compare(rows, rows[last, keyColumn], rows[index, keyColumn]) == 0 {
+                kept[kept.count - 1] = index
+            } else {
+                kept.append(index)
+            }
+        }
+        return kept
+    }
+
+    /// SQLite's order of values: NULL, numbers, text (bytewise).
+    static func compare(_ rows: RowArena, _ left: Cell, _ right: Cell) -> Int {
+        switch (left, right) {
+        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.text, .text):
+            return rows.withText(left) { a in
+                rows.withText(right) { b in
+                    let common = min(a.count, b.count)
+                    for index in 0..<common where a[index] != b[index] { return a[index] < b[index] ? -1 : 1 }
+                    return a.count < b.count ? -1 : (a.count > b.count ? 1 : 0)
+                }
+            }
+        case (.real(let a), .real(let b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.integer(let a), .real(let b)): return Double(a) < b ? -1 : (Double(a) > b ? 1 : 0)
+        case (.real(let a), .integer(let b)): return a < Double(b) ? -1 : (a > Double(b) ? 1 : 0)
+        default: return rank(left) - rank(right)
+        }
+    }
+
+    private static func rank(_ cell: Cell) -> Int {
+        switch cell {
+        case .absent, .null: return 0
+        case .integer, .real: return 1
+        case .text: return 2
+        }
+    }
+}

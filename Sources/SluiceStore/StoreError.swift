@@ -1,0 +1,47 @@
+/// A failure of the store: it could not be opened, written or read.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store's path.
+    public var path: String
+    /// What sluice was doing, e.g. `creating table "Post"`.
+    public var action: String
+    /// SQLite's message.
+    public var message: String
+    /// SQLite's extended result code (0 when the error is sluice's own).
+    public var code: Int32
+
+    /// Creates an error.
+    public init(path: String, action: String, message: String, code: Int32) {
+        self.path = path
+        self.action = action
+        self.message = message
+        self.code = code
+    }
+
+    /// `store.sqlite: creating table "Post": disk I/O error (10)`.
+    public var description: String {
+        "\(path): \(action): \(message)" + (code != 0 ? " (SQLite code \(code))" : "")
+    }
+}
+
+/// What one entity's batches did to its table.
+public struct EntityCounts: Sendable, Equatable {
+    /// New keys written.
+    public var inserted = 0
+    /// Known keys whose values changed.
+    public var updated = 0
+    /// Known keys whose values were all the same (nothing written).
+    public var unchanged = 0
+    /// Rows removed.
+    public var deleted = 0
+
+    /// All zero.
+    public init() {}
+
+    /// Adds `other` to these counts.
+    public mutating func add(_ other: EntityCounts) {
+        inserted += other.inserted
+        updated += other.updated
+        unchanged += other.unchanged
+        deleted += other.deleted
+    }
+}
