@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "SluiceBatchingTests", dependencies: ["SluiceBatching", "SluiceTestSupport"]),
         .testTarget(name: "SluiceStoreTests", dependencies: ["SluiceStore", "SluiceTestSupport"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTestSupport"]),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceTestSupport"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCLI", "SluiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,13 @@ public struct Batch: Sendable {
     public var schema: TableSchema
     /// The rows, in record order; keys may repeat (the last one wins).
     public var rows: RowArena
+
+    /// Creates a batch.
+    public init(entity: Int, schema: TableSchema, rows: RowArena) {
+        self.entity = entity
+        self.schema = schema
+        self.rows = rows
+    }
 }
 
 /// How far an input has been read once a group of batches is committed: all
@@ -41,6 +48,14 @@ public struct BatchGroup: Sendable {
     public var rawBytes: Int64
     /// Records read when the group was cut, all inputs together.
     public var records: Int
+
+    /// Creates a group.
+    public init(batches: [Batch], checkpoint: Checkpoint, rawBytes: Int64, records: Int) {
+        self.batches = batches
+        self.checkpoint = checkpoint
+        self.rawBytes = rawBytes
+        self.records = records
+    }
 }
 
 /// How large batches may grow before they are handed to the store.

@@ -22,9 +22,11 @@ extension Mapping {
     public static func parse(yaml text: String, file: String? = nil) throws(MappingError) -> Mapping {
         var reader = MappingReader(file: file)
         let mapping = reader.read(text)
-        if !reader.problems.isEmpty { throw MappingError(file: file, problems: reader.problems) }
-        let compiled = CompiledMapping.check(mapping)
-        if !compiled.isEmpty { throw MappingError(file: file, problems: compiled) }
+        let problems = reader.problems + CompiledMapping.check(mapping)
+        if !problems.isEmpty {
+            let ordered = problems.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+            throw MappingError(file: file, problems: ordered.map(\.element))
+        }
         return mapping
     }
 }

@@ -1,0 +1,109 @@
+import SluiceBatching
+import SluiceRecords
+import SluiceStore
+import SluiceTestSupport
+import Testing
+
+/// A table "T" with an integer key and two columns.
+let schema = TableSchema(
+    name: "T",
+    columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "name", type: .string),
+              ColumnSchema(name: "n", type: .integer, defaultValue: .integer(7))],
+    keyColumn: 0)
+
+/// A group with rows of (id, name?, n?) where nil means absent.
+func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> BatchGroup {
+    var arena = RowArena(columnCount: 3)
+    for (ordinal, row) in rows.enumerated() {
+        arena.beginRow(ordinal: ordinal + 1)
+        arena.set(0, .integer(row.0))
+        if let name = row.1 { arena.set(1, arena.text(Array(name.utf8))) }
+        if let n = row.2 { arena.set(2, .integer(n)) }
+    }
+    return BatchGroup(
+        batches: [Batch(entity: 0, schema: schema, rows: arena)],
+        checkpoint: Checkpoint(input: "in", records: rows.count, bytes: 0), rawBytes: 0, records: rows.count)
+}
+
+@Suite struct SQLiteStoreTests {
+    let path = TestPaths.temporaryDirectory().appendingPathComponent("s.sqlite").path
+
+    @Test func insertsUpdatesAndLeavesUnchangedRowsAlone() throws {
+        let store = try SQLiteStore(path: path)
+        try store.prepare([schema])
+        let first = try store.apply(group([(3, "c", 1), (1, "a", nil), (2, "b", 2)]))
+        #expect(first[0] == counts(inserted: 3))
+        let second = try store.apply(group([(1, "a", nil), (2, "B", 2), (4, "d", 4), (3, "c", 1)]))
+        #expect(second[0] == counts(inserted: 1, updated: 1, unchanged: 2))
+        let reader = StoreReader(path)
+        #expect(reader.rows("SELECT id, name, n FROM T ORDER BY id") == [["1", "a", "7"], ["2", "B", "2"], ["3", "c", "1"], ["4", "d", "4"]])
+        #expect(reader.value("SELECT records FROM _sluice_checkpoints WHERE input = 'in'") == "4")
+    }
+
+    @Test func lastOccurrenceOfAKeyWins() throws {
+        let store = try SQLiteStore(path: path)
+        try store.prepare([schema])
+        let applied = try store.apply(group([(1, "first", 1), (2, "x", 2), (1, "last", 9)]))
+        #expect(applied[0] == counts(inserted: 2))
+        #expect(StoreReader(path).rows("SELECT name, n FROM T WHERE id = 1") == [["last", "9"]])
+    }
+
+    @Test func absentFieldsLeaveStoredValuesAndNullClearsThem() throws {
+        let store = try SQLiteStore(path: path)
+        try store.prepare([schema])
+        _ = try store.apply(group([(1, "a", 5)]))
+        #expect(try store.apply(group([(1, nil, 5)]))[0] == counts(unchanged: 1))
+        var arena = RowArena(columnCount: 3)
+        arena.beginRow(ordinal: 1)
+        arena.set(0, .integer(1))
+        arena.set(2, .null)
+        let cleared = BatchGroup(batches: [Batch(entity: 0, schema: schema, rows: arena)], checkpoint: Checkpoint(input: "in", records: 1, bytes: 0), rawBytes: 0, records: 1)
+        #expect(try store.apply(cleared)[0] == counts(updated: 1))
+        #expect(StoreReader(path).rows("SELECT name, n FROM T") == [["a", nil]])
+    }
+
+    @Test func textKeysAndManyRowsUseFewLookups() throws {
+        let textSchema = TableSchema(name: "E", columns: [ColumnSchema(name: "id", type: .string), ColumnSchema(name: "v", type: .integer)], keyColumn: 0)
+        var options = StoreOptions()
+        options.lookupKeys = 100
+        let store = try SQLiteStore(path: path, options: options)
+        try store.prepare([textSchema])
+        func textGroup(_ count: Int, value: Int64) -> BatchGroup {
+            var arena = RowArena(columnCount: 2)
+            for index in (0..<count).reversed() {
+                arena.beginRow(ordinal: count - index)
+                arena.set(0, arena.text(Array("key-\(index)".utf8)))
+                arena.set(1, .integer(index % 10 == 0 ? value : 0))
+            }
+            return BatchGroup(batches: [Batch(entity: 0, schema: textSchema, rows: arena)], checkpoint: Checkpoint(input: "in", records: count, bytes: 0), rawBytes: 0, records: count)
+        }
+        #expect(try store.apply(textGroup(1_000, value: 1))[0] == counts(inserted: 1_000))
+        #expect(try store.apply(textGroup(1_000, value: 2))[0] == counts(updated: 100, unchanged: 900))
+        #expect(StoreReader(path).count("E") == 1_000)
+    }
+
+    @Test func reopenedStoreAddsNewColumns() throws {
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.prepare([schema])
+            _ = try store.apply(group([(1, "a", 1)]))
+        }
+        var wider = schema
+        wider.columns.append(ColumnSchema(name: "extra", type: .string))
+        let store = try SQLiteStore(path: path)
+        try store.prepare([wider])
+        #expect(StoreReader(path).rows("SELECT name FROM pragma_table_info('T')").compactMap { $0[0] } == ["id", "name", "n", "extra"])
+    }
+
+    @Test func unwritableStoreIsAnError() {
+        #expect(throws: StoreError.self) { try SQLiteStore(path: "/nonexistent-dir/x.sqlite") }
+    }
+}
+
+func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCounts {
+    var counts = EntityCounts()
+    counts.inserted = inserted
+    counts.updated = updated
+    counts.unchanged = unchanged
+    return counts
+}

@@ -1,0 +1,120 @@
+import CSluiceSQLite3
+import Foundation
+
+/// Where things are, for tests: the repository, the shared corpora beside
+/// it, and fresh temporary directories.
+public enum TestPaths {
+    /// The repository's root (the folder holding Package.swift).
+    public static let repository: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// `../shared/corpora` next to the repository (SLUICE_CORPORA overrides).
+    public static var corpora: URL {
+        if let custom = ProcessInfo.processInfo.environment["SLUICE_CORPORA"] { return URL(fileURLWithPath: custom) }
+        return repository.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+    }
+
+    /// The path of a corpus file, e.g. `corpus("stackexchange/french.meta/Posts.xml")`.
+    public static func corpus(_ relative: String) -> String {
+        corpora.appendingPathComponent(relative).path
+    }
+
+    /// A new empty directory under the system's temporary directory.
+    public static func temporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Writes `text` to a new file in a temporary directory and returns its path.
+    public static func file(_ name: String, _ text: String) -> String {
+        let url = temporaryDirectory().appendingPathComponent(name)
+        try? text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+}
+
+/// Reads a SQLite store back for assertions.
+public final class StoreReader {
+    private var db: OpaquePointer?
+
+    /// Opens the store at `path` read-only.
+    public init(_ path: String) {
+        sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
+    }
+
+    deinit { sqlite3_close_v2(db) }
+
+    /// The rows of `sql`, every value as text (`nil` for NULL).
+    public func rows(_ sql: String) -> [[String?]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+            return [["error: " + String(cString: sqlite3_errmsg(db))]]
+        }
+        defer { sqlite3_finalize(statement) }
+        var result: [[String?]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            result.append((0..<sqlite3_column_count(statement)).map { column in
+                sqlite3_column_text(statement, column).map { String(cString: $0) }
+            })
+        }
+        return result
+    }
+
+    /// The single value of `sql`.
+    public func value(_ sql: String) -> String? { rows(sql).first?.first ?? nil }
+
+    /// `SELECT count(*) FROM table`.
+    public func count(_ table: String) -> Int { Int(value("SELECT count(*) FROM \"\(table)\"") ?? "") ?? -1 }
+}
+
+/// Runs a command and captures its output.
+public struct CommandResult {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs `executable` with `arguments`, standard input from `input` if given.
+public func runCommand(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let inPipe = Pipe()
+    process.standardInput = inPipe
+    try process.run()
+    if let input { inPipe.fileHandleForWriting.write(input) }
+    try inPipe.fileHandleForWriting.close()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// Counts `<row` start tags in a file, the Stack Exchange way of counting records.
+public func countOccurrences(of needle: String, inFile path: String) -> Int {
+    guard let data = FileManager.default.contents(atPath: path) else { return -1 }
+    let bytes = [UInt8](data), pattern = [UInt8](needle.utf8)
+    var count = 0
+    var index = 0
+    while index + pattern.count <= bytes.count {
+        if bytes[index] == pattern[0] && bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+            count += 1
+            index += pattern.count
+        } else {
+            index += 1
+        }
+    }
+    return count
+}
