@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The README's second command: every test (unit tests per stage, end-to-end
+# tests on ../shared/corpora, CLI tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+swift test
