@@ -17,33 +17,28 @@ public enum Checker {
         do { source = try Input.open(path: path, chunkSize: chunkSize) } catch { throw .input(error) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }
-        let sink = DiscardingSink()
-        let assembler = RecordAssembler(routes: [], sink: sink)
-        let compressed = source.compression != .none
-        var xml: XMLPushParser?
-        var json: JSONPushParser?
+        let assembler = RecordAssembler(routes: [], sink: DiscardingSink())
+        var parser: DocumentParser?
         var bytes: Int64 = 0
-        func start(_ format: InputFormat) {
-            if format == .xml {
-                xml = XMLPushParser(handler: assembler, name: path, decompressed: compressed)
-            } else {
-                json = JSONPushParser(handler: assembler, name: path, multipleValues: format == .jsonl, decompressed: compressed)
-            }
+        func start(_ format: InputFormat) -> DocumentParser {
+            DocumentParser(
+                format: format, assembler: assembler, name: path, compressed: source.compression != .none,
+                multipleValues: format == .jsonl)
         }
-        if let known = format ?? InputFormat.guess(fromName: path) { start(known) }
+        if let known = format ?? InputFormat.guess(fromName: path) { parser = start(known) }
         while true {
-                let count: Int
-                do { count = try source.read(into: chunk) } catch { throw ImportError.input(error) }
-                if count == 0 { break }
-                let piece = UnsafeRawBufferPointer(rebasing: chunk[..<count])
-                if xml == nil && json == nil {
-                    start(piece.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "<") ? .xml : .jsonl)
-                }
-                do { if let xml { try xml.feed(piece) } else { try json?.feed(piece) } } catch { throw ImportError.parse(error) }
-                bytes += Int64(count)
+            let count: Int
+            do { count = try source.read(into: chunk) } catch { throw .input(error) }
+            if count == 0 { break }
+            let piece = UnsafeRawBufferPointer(rebasing: chunk[..<count])
+            if parser == nil {
+                let first = piece.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF, 0x00].contains($0) }
+                parser = start(first == UInt8(ascii: "<") ? .xml : .jsonl)
             }
-        if xml == nil && json == nil { start(.json) }
-        do { if let xml { try xml.finish() } else { try json?.finish() } } catch { throw ImportError.parse(error) }
+            do { try parser?.feed(piece) } catch { throw .parse(error) }
+            bytes += Int64(count)
+        }
+        do { try (parser ?? start(.json)).finish() } catch { throw .parse(error) }
         return Report(bytes: bytes)
     }
 }

@@ -23,18 +23,20 @@ final class ImportPipeline {
     private var counts: [EntityCounts]
 
     // The input being read.
-    private var input: (name: String, assembler: RecordAssembler, xml: XMLPushParser?, json: JSONPushParser?)?
+    private var input: (name: String, assembler: RecordAssembler, parser: DocumentParser)?
     private var inputBytes: Int64 = 0
     private var recordsBefore = 0
     private var rawBefore: Int64 = 0
     private var rawCurrent: Int64 = 0
-    private var totalBytes: Int64? = 0
+    /// All inputs' sizes together, when every size is known (for the ETA).
+    private let expectedBytes: Int64?
 
     init(
-        compiled: CompiledMapping, storePath: String, options: ImportOptions,
+        compiled: CompiledMapping, storePath: String, options: ImportOptions, expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws(ImportError) {
         self.compiled = compiled
+        self.expectedBytes = expectedBytes
         self.options = options
         self.progress = progress
         do {
@@ -66,7 +68,7 @@ final class ImportPipeline {
                 let applied = try store.apply(group)
                 for (entity, delta) in applied { counts[entity].add(delta) }
                 progress?(ImportProgress(
-                    records: group.records, bytesRead: group.rawBytes, bytesTotal: nil,
+                    records: group.records, bytesRead: group.rawBytes, bytesTotal: expectedBytes,
                     seconds: ImportPipeline.now() - startTime))
             } catch {
                 storeFailure = error
@@ -78,23 +80,19 @@ final class ImportPipeline {
 
     // MARK: - Inputs
 
-    /// Starts reading an input called `name` of `format`; `size` is its
-    /// size on disk when known.
-    func beginInput(name: String, format: InputFormat, compressed: Bool, size: Int64?) throws(ImportError) {
+    /// Starts reading an input called `name` of `format`.
+    func beginInput(name: String, format: InputFormat, compressed: Bool) throws(ImportError) {
         let documentKind: DocumentKind = format == .xml ? .xml : .json
         guard documentKind == compiled.documentKind else {
             throw .usage("\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)")
         }
         let assembler = RecordAssembler(routes: compiled.routes, sink: batcher, limits: options.limits)
-        if format == .xml {
-            input = (name, assembler, XMLPushParser(handler: assembler, name: name, decompressed: compressed), nil)
-        } else {
-            let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
-            input = (name, assembler, nil, JSONPushParser(handler: assembler, name: name, multipleValues: multiple, decompressed: compressed))
-        }
+        let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
+        let parser = DocumentParser(
+            format: format, assembler: assembler, name: name, compressed: compressed, multipleValues: multiple)
+        input = (name, assembler, parser)
         inputBytes = 0
         rawCurrent = 0
-        totalBytes = size.flatMap { size in totalBytes.map { $0 + size } }
     }
 
     /// Parses the next bytes of the current input; `raw` is how many bytes
@@ -104,7 +102,7 @@ final class ImportPipeline {
         if cancelled.isSet { throw .cancelled }
         rawCurrent = raw
         do {
-            if let xml = input.xml { try xml.feed(bytes) } else { try input.json?.feed(bytes) }
+            try input.parser.feed(bytes)
         } catch {
             throw translate(error)
         }
@@ -116,7 +114,7 @@ final class ImportPipeline {
     func endInput() throws(ImportError) {
         guard let input else { return }
         do {
-            if let xml = input.xml { try xml.finish() } else { try input.json?.finish() }
+            try input.parser.finish()
         } catch {
             throw translate(error)
         }

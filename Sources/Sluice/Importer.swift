@@ -87,8 +87,9 @@ public struct Importer: Sendable {
     /// and checkpoints.
     public func startPush(name: String, format: InputFormat) throws(ImportError) -> PushImport {
         let compiled = try compile(for: format)
-        let pipeline = try ImportPipeline(compiled: compiled, storePath: storePath, options: options, progress: nil)
-        try pipeline.beginInput(name: name, format: format, compressed: false, size: nil)
+        let pipeline = try ImportPipeline(
+            compiled: compiled, storePath: storePath, options: options, expectedBytes: nil, progress: nil)
+        try pipeline.beginInput(name: name, format: format, compressed: false)
         return PushImport(pipeline: pipeline)
     }
 
@@ -115,12 +116,15 @@ public struct Importer: Sendable {
             sources.append((path, source, format))
         }
         let compiled = try compile(for: sources.first?.format)
-        let pipeline = try ImportPipeline(compiled: compiled, storePath: storePath, options: options, progress: progress)
+        let sizes = sources.map(\.source.totalBytes)
+        let expected = sizes.contains(nil) ? nil : sizes.reduce(0) { $0 + ($1 ?? 0) }
+        let pipeline = try ImportPipeline(
+            compiled: compiled, storePath: storePath, options: options, expectedBytes: expected, progress: progress)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(options.chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }
         do throws(ImportError) {
             for (path, source, format) in sources {
-                try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none, size: source.totalBytes)
+                try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
                 while true {
                     if cancellation.isSet { pipeline.cancel() }
                     let count: Int

@@ -6,6 +6,7 @@
 public final class PushImport {
     private let pipeline: ImportPipeline
     private var finished = false
+    private var pushed: Int64 = 0
 
     init(pipeline: ImportPipeline) {
         self.pipeline = pipeline
@@ -18,7 +19,8 @@ public final class PushImport {
     public func push(_ bytes: UnsafeRawBufferPointer) throws(ImportError) {
         guard !finished else { throw .usage("push after finish") }
         do {
-            try pipeline.feed(bytes, raw: 0)
+            pushed += Int64(bytes.count)
+            try pipeline.feed(bytes, raw: pushed)
         } catch {
             finished = true
             _ = pipeline.drain()

@@ -17,11 +17,11 @@ public protocol RecordStore: AnyObject {
 /// Tuning of the SQLite store.
 public struct StoreOptions: Sendable, Equatable {
     /// SQLite page cache, in bytes (`PRAGMA cache_size`).
-    public var pageCacheBytes: Int = 16 << 20
+    public var pageCacheBytes: Int = 8 << 20
     /// Keys looked up by one execution of the lookup statement; a batch of up
     /// to this many rows costs one query.
     public var lookupKeys: Int = 10_000
 
-    /// The defaults: 16 MiB page cache, lookups of up to 10,000 keys.
+    /// The defaults: 8 MiB page cache, lookups of up to 10,000 keys.
     public init() {}
 }

@@ -1,0 +1,28 @@
+/// The parser for one input: libxml2 for XML, yajl for JSON and JSON Lines,
+/// both feeding the same record assembler.
+struct DocumentParser {
+    private let xml: XMLPushParser?
+    private let json: JSONPushParser?
+
+    /// A parser of `format` for the input called `name`; JSON accepts several
+    /// top-level values when `multipleValues`.
+    init(format: InputFormat, assembler: RecordAssembler, name: String, compressed: Bool, multipleValues: Bool) {
+        if format == .xml {
+            xml = XMLPushParser(handler: assembler, name: name, decompressed: compressed)
+            json = nil
+        } else {
+            xml = nil
+            json = JSONPushParser(handler: assembler, name: name, multipleValues: multipleValues, decompressed: compressed)
+        }
+    }
+
+    /// Parses the next bytes.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
+        if let xml { try xml.feed(bytes) } else { try json?.feed(bytes) }
+    }
+
+    /// Ends the input; an incomplete document is an error.
+    func finish() throws(ParseError) {
+        if let xml { try xml.finish() } else { try json?.finish() }
+    }
+}
