@@ -39,6 +39,7 @@ public struct ImportReport: Sendable, Equatable {
     /// Counts per entity, in mapping order.
     public var entities: [(name: String, counts: EntityCounts)]
 
+    /// Reports are equal when every count and figure is.
     public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
         lhs.records == rhs.records && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
             && lhs.entities.map(\.name) == rhs.entities.map(\.name)

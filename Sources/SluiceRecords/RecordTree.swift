@@ -16,14 +16,23 @@ public struct RecordTree: Sendable {
     /// One node. Names and values are spans of ``bytes``; links are indices
     /// into ``nodes`` (-1 for none).
     public struct Node: Sendable {
+        /// What the node is.
         public var kind: Kind
+        /// Where its name (object key, element or attribute name) starts in `bytes`.
         public var nameStart: Int32
+        /// The name's length; 0 for array elements and the root.
         public var nameLength: Int32
+        /// Where its value (scalar text, element text) starts in `bytes`.
         public var valueStart: Int32
+        /// The value's length.
         public var valueLength: Int32
+        /// The enclosing node, -1 for the root.
         public var parent: Int32
+        /// The first child, -1 for none.
         public var firstChild: Int32 = -1
+        /// The last child, -1 for none (appending is O(1)).
         public var lastChild: Int32 = -1
+        /// The next node with the same parent, -1 for none.
         public var nextSibling: Int32 = -1
     }
 
