@@ -27,6 +27,7 @@ public final class JSONPushParser {
     private var head: [UInt8] = []
     private var headDone = false
     private var currentChunk: UnsafeRawBufferPointer?
+    private var validator = JSONTextValidator()
 
     /// Creates a parser for the input called `name`; `multipleValues` accepts
     /// any number of top-level values (JSON Lines); `decompressed` says byte
@@ -83,6 +84,7 @@ public final class JSONPushParser {
         }
         guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
         currentChunk = nil
+        do { try validator.finish(at: 0) } catch { throw ParseError(.malformed(error.message), at: location(consumed: 0)) }
         let status = yajl_complete_parse(handle)
         try check(status, chunk: UnsafeRawBufferPointer(start: nil, count: 0))
     }
@@ -102,6 +104,16 @@ public final class JSONPushParser {
         guard chunk.count > 0 else { return }
         guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
         currentChunk = chunk
+        do {
+            try validator.check(chunk)
+        } catch {
+            // Let yajl report a syntax error that comes first in the chunk.
+            let before = UnsafeRawBufferPointer(rebasing: chunk[..<error.offset])
+            if before.count > 0 {
+                try check(yajl_parse(handle, before.baseAddress!.assumingMemoryBound(to: UInt8.self), before.count), chunk: before)
+            }
+            throw ParseError(.malformed(error.message), at: location(consumed: error.offset))
+        }
         let status = yajl_parse(handle, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
         try check(status, chunk: chunk)
         countLines(chunk, upTo: chunk.count)

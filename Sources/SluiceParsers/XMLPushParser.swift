@@ -29,6 +29,9 @@ public final class XMLPushParser {
     private var attributes: [XMLAttribute] = []
     private var scratch: [UInt8] = []
     private var fed: Int64 = 0
+    /// The first bytes of the document, to compare a byte order mark with
+    /// the declared encoding.
+    private var head: [UInt8] = []
 
     /// Creates a parser for the input called `name` (used in messages);
     /// `decompressed` says byte offsets are of a decompressed stream.
@@ -49,6 +52,7 @@ public final class XMLPushParser {
     ///   declares entities, or when the handler throws.
     public func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
         guard bytes.count > 0 else { return }
+        if head.count < 3 { head.append(contentsOf: bytes.prefix(3 - head.count)) }
         let context = try start()
         var offset = 0
         // xmlParseChunk takes an Int32 length.
@@ -99,6 +103,12 @@ public final class XMLPushParser {
             XMLPushParser.from(context).refuse(
                 "the document declares the entity \"\(name)\"; entity declarations are refused (they enable entity-expansion attacks)")
         }
+        sax.unparsedEntityDecl = { context, entityName, _, _, _ in
+            let name = entityName.map { String(cString: $0) } ?? ""
+            XMLPushParser.from(context).refuse(
+                "the document declares the unparsed entity \"\(name)\"; entity declarations are refused")
+        }
+        sax.startDocument = { context in XMLPushParser.from(context).documentStarted() }
         sax.serror = { userData, error in
             guard let userData, let error else { return }
             XMLPushParser.recordError(userData, error.pointee)
@@ -150,6 +160,30 @@ public final class XMLPushParser {
         guard failure == nil else { return }
         failure = ParseError(.malformed(message), at: location)
         if let context { xmlStopParser(context) }
+    }
+
+    /// After the XML declaration: only XML 1.0 is read (libxml2 would read
+    /// 1.1 with 1.0's rules), and a byte order mark must agree with the
+    /// declared encoding.
+    private func documentStarted() {
+        guard let context else { return }
+        if let version = context.pointee.version, String(cString: version) != "1.0" {
+            refuse("XML version \(String(cString: version)) is not supported; sluice reads XML 1.0")
+            return
+        }
+        guard let declared = context.pointee.encoding.map({ String(cString: $0).lowercased() }) else { return }
+        let bom: String?
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            bom = "utf-8"
+        } else if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
+            bom = "utf-16"
+        } else {
+            bom = nil
+        }
+        let normalised = String(declared.map { $0 == "_" ? "-" : $0 })
+        if let bom, !(normalised.hasPrefix(bom) || (bom == "utf-8" && normalised == "utf8")) {
+            refuse("the byte order mark says \(bom.uppercased()) but the document declares encoding \"\(declared)\"")
+        }
     }
 
     private func deliver(_ body: () throws -> Void) {
