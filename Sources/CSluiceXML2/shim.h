@@ -7,3 +7,15 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 #include <libxml/SAX2.h>
+
+/// libxml2 prints some errors through its generic handler (a variadic
+/// function Swift cannot define): sluice reports errors itself, so silence it.
+static void sluice_xml_ignore_generic_error(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+/// Installs the silent generic error handler for the calling thread.
+static inline void sluice_xml_silence_generic_errors(void) {
+    xmlSetGenericErrorFunc(NULL, sluice_xml_ignore_generic_error);
+}

@@ -17,7 +17,8 @@ private let denyExternalEntities: Void = {
 /// Feed it chunks of any size (1 byte works); it calls its
 /// ``XMLEventHandler`` for each element, attribute set and text run, and keeps
 /// no tree. Hardened: no entity expansion, no DTD loading or validation, no
-/// network, no XInclude; a document that declares an entity is refused.
+/// network, no XInclude; a document that declares an entity or an attribute
+/// default, or that is not XML 1.0, is refused.
 /// Memory: libxml2's input buffer (about one chunk plus one unfinished token)
 /// and one attribute scratch buffer.
 public final class XMLPushParser {
@@ -54,6 +55,7 @@ public final class XMLPushParser {
         guard bytes.count > 0 else { return }
         if head.count < 3 { head.append(contentsOf: bytes.prefix(3 - head.count)) }
         let context = try start()
+        sluice_xml_silence_generic_errors()
         var offset = 0
         // xmlParseChunk takes an Int32 length.
         while offset < bytes.count {
@@ -70,8 +72,13 @@ public final class XMLPushParser {
     /// elements, no root element, truncated input).
     public func finish() throws(ParseError) {
         let context = try start()
+        sluice_xml_silence_generic_errors()
         let code = xmlParseChunk(context, nil, 0, 1)
         try check(code)
+        let utf16 = head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
+        if utf16 && fed % 2 == 1 {
+            throw ParseError(.malformed("the UTF-16 document ends in the middle of a character"), at: location)
+        }
     }
 
     /// The current location, as libxml2 knows it.
@@ -108,7 +115,21 @@ public final class XMLPushParser {
             XMLPushParser.from(context).refuse(
                 "the document declares the unparsed entity \"\(name)\"; entity declarations are refused")
         }
+        sax.attributeDecl = { context, element, attribute, _, _, defaultValue, tree in
+            xmlFreeEnumeration(tree)
+            guard defaultValue != nil else { return }
+            let elementName = element.map { String(cString: $0) } ?? ""
+            let attributeName = attribute.map { String(cString: $0) } ?? ""
+            XMLPushParser.from(context).refuse(
+                "the document declares a default value for attribute \"\(attributeName)\" of <\(elementName)>; "
+                    + "DTD attribute defaults are refused (they enable quadratic-blowup attacks)")
+        }
         sax.startDocument = { context in XMLPushParser.from(context).documentStarted() }
+        sax.reference = { context, entityName in
+            let name = entityName.map { String(cString: $0) } ?? ""
+            XMLPushParser.from(context).refuse(
+                "reference to the entity &\(name); which is declared only in an external DTD; sluice loads no DTD")
+        }
         sax.serror = { userData, error in
             guard let userData, let error else { return }
             XMLPushParser.recordError(userData, error.pointee)
