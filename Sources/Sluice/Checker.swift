@@ -7,23 +7,26 @@ public enum Checker {
     }
 
     /// Parses `path` (`-` for standard input) completely. `format` defaults
-    /// to the name's extension, then to the first non-blank byte. O(input),
-    /// memory O(chunk).
+    /// to the name's extension, then to the first non-blank byte; `limits`
+    /// bound nesting depth and token size. O(input), memory O(chunk).
     ///
     /// - Throws: ``ImportError/input(_:)`` or ``ImportError/parse(_:)`` with
     ///   the location of the first problem.
-    public static func check(path: String, format: InputFormat? = nil, chunkSize: Int = Input.defaultChunkSize) throws(ImportError) -> Report {
+    public static func check(
+        path: String, format: InputFormat? = nil, chunkSize: Int = Input.defaultChunkSize,
+        limits: RecordLimits = RecordLimits()
+    ) throws(ImportError) -> Report {
         let source: ByteSource
         do { source = try Input.open(path: path, chunkSize: chunkSize) } catch { throw .input(error) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }
-        let assembler = RecordAssembler(routes: [], sink: DiscardingSink())
+        let assembler = RecordAssembler(routes: [], sink: DiscardingSink(), limits: limits)
         var parser: DocumentParser?
         var bytes: Int64 = 0
         func start(_ format: InputFormat) -> DocumentParser {
             DocumentParser(
                 format: format, assembler: assembler, name: path, compressed: source.compression != .none,
-                multipleValues: format == .jsonl)
+                multipleValues: format == .jsonl, limits: limits)
         }
         if let known = format ?? InputFormat.guess(fromName: path) { parser = start(known) }
         while true {

@@ -6,13 +6,18 @@ struct DocumentParser {
 
     /// A parser of `format` for the input called `name`; JSON accepts several
     /// top-level values when `multipleValues`.
-    init(format: InputFormat, assembler: RecordAssembler, name: String, compressed: Bool, multipleValues: Bool) {
+    init(
+        format: InputFormat, assembler: RecordAssembler, name: String, compressed: Bool, multipleValues: Bool,
+        limits: RecordLimits
+    ) {
         if format == .xml {
             xml = XMLPushParser(handler: assembler, name: name, decompressed: compressed)
             json = nil
         } else {
             xml = nil
-            json = JSONPushParser(handler: assembler, name: name, multipleValues: multipleValues, decompressed: compressed)
+            json = JSONPushParser(
+                handler: assembler, name: name, multipleValues: multipleValues, decompressed: compressed,
+                maxTokenBytes: limits.maxFieldBytes)
         }
     }
 

@@ -53,6 +53,12 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Deepest nesting of elements or containers.")
     var maxDepth = RecordLimits().maxDepth
 
+    @Option(help: "Largest single value (string, number, text), in bytes.")
+    var maxFieldBytes = RecordLimits().maxFieldBytes
+
+    @Option(help: "Most fields in one record.")
+    var maxFields = RecordLimits().maxFields
+
     @Argument(help: "Inputs, in order (- for standard input); gzip, bzip2, zstd and xz are read directly.")
     var inputs: [String]
 
@@ -63,7 +69,9 @@ struct ImportCommand: ParsableCommand {
         if mapping != nil && (entity != nil || key != nil) {
             throw ValidationError("--entity and --key are for imports without --mapping.")
         }
-        if batchRows < 1 || batchBytes < 1 || chunkSize < 1 || cacheMib < 0 || maxRecordBytes < 1 || maxDepth < 1 {
+        if batchRows < 1 || batchBytes < 1 || chunkSize < 1 || cacheMib < 0 || maxRecordBytes < 1 || maxDepth < 1
+            || maxFieldBytes < 1 || maxFields < 1
+        {
             throw ValidationError("Sizes and limits must be positive.")
         }
     }
@@ -78,6 +86,8 @@ struct ImportCommand: ParsableCommand {
         options.store.lookupKeys = min(batchRows, 10_000)
         options.limits.maxRecordBytes = maxRecordBytes
         options.limits.maxDepth = maxDepth
+        options.limits.maxFieldBytes = maxFieldBytes
+        options.limits.maxFields = maxFields
         let report: ImportReport
         do {
             let importer = try makeImporter(options)

@@ -28,12 +28,22 @@ public final class JSONPushParser {
     private var headDone = false
     private var currentChunk: UnsafeRawBufferPointer?
     private var validator = JSONTextValidator()
+    /// The most bytes yajl may take in without a single callback: it buffers
+    /// an unfinished token whole, so this bounds its memory.
+    private let maxTokenBytes: Int
+    private var bytesWithoutEvent = 0
+    private var eventSeen = false
 
     /// Creates a parser for the input called `name`; `multipleValues` accepts
     /// any number of top-level values (JSON Lines); `decompressed` says byte
-    /// offsets are of a decompressed stream.
-    public init(handler: JSONEventHandler, name: String, multipleValues: Bool, decompressed: Bool = false) {
+    /// offsets are of a decompressed stream; `maxTokenBytes` bounds the bytes
+    /// read without any event (one giant string or number).
+    public init(
+        handler: JSONEventHandler, name: String, multipleValues: Bool, decompressed: Bool = false,
+        maxTokenBytes: Int = 32 << 20
+    ) {
         self.handler = handler
+        self.maxTokenBytes = maxTokenBytes
         self.name = name
         self.decompressed = decompressed
         callbacks = .allocate(capacity: 1)
@@ -114,8 +124,15 @@ public final class JSONPushParser {
             }
             throw ParseError(.malformed(error.message), at: location(consumed: error.offset))
         }
+        eventSeen = false
         let status = yajl_parse(handle, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
         try check(status, chunk: chunk)
+        bytesWithoutEvent = eventSeen ? 0 : bytesWithoutEvent + chunk.count
+        if bytesWithoutEvent > maxTokenBytes {
+            throw ParseError(
+                .malformed("no complete JSON token in \(bytesWithoutEvent) bytes: a value exceeds max-field-bytes (\(maxTokenBytes))"),
+                at: location(consumed: chunk.count))
+        }
         countLines(chunk, upTo: chunk.count)
         fedBefore += Int64(chunk.count)
         currentChunk = nil
@@ -173,6 +190,7 @@ public final class JSONPushParser {
     }
 
     private func deliver(_ body: () throws -> Void) -> Int32 {
+        eventSeen = true
         do {
             try body()
             return 1

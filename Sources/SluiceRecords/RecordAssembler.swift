@@ -15,6 +15,12 @@ public struct RecordLimits: Sendable, Equatable {
     public var maxDepth: Int = 1_000
     /// Largest record (names, values and tree nodes), in bytes.
     public var maxRecordBytes: Int = 64 << 20
+    /// Largest single value (string, number, text, attribute), in bytes.
+    /// For JSON it also bounds any token yajl must buffer, in or out of
+    /// records. (libxml2 bounds XML tokens itself, at 10 MB.)
+    public var maxFieldBytes: Int = 32 << 20
+    /// Most fields (attributes, elements, members, array items) in a record.
+    public var maxFields: Int = 1_000_000
 
     /// The default limits.
     public init() {}
@@ -244,6 +250,12 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private func checkSize() throws {
         if tree.byteSize > limits.maxRecordBytes {
             throw LimitError(limit: "max-record-bytes", value: limits.maxRecordBytes, what: "record \(recordCount)")
+        }
+        if tree.nodes.count > limits.maxFields {
+            throw LimitError(limit: "max-fields", value: limits.maxFields, what: "the number of fields of record \(recordCount)")
+        }
+        if tree.lastValueLength > limits.maxFieldBytes {
+            throw LimitError(limit: "max-field-bytes", value: limits.maxFieldBytes, what: "a value of record \(recordCount)")
         }
     }
 }

@@ -54,10 +54,15 @@ public struct RecordTree: Sendable {
     /// Memory held by this record, in bytes (checked against the record limit).
     public var byteSize: Int { bytes.count + nodes.count * MemoryLayout<Node>.stride }
 
+    /// The length of the value written last: the newest scalar or attribute,
+    /// or the text of the element being read. O(1).
+    public private(set) var lastValueLength = 0
+
     /// Empties the tree for the next record, keeping its capacity.
     public mutating func reset() {
         nodes.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
+        lastValueLength = 0
         current = -1
         pendingName = (0, 0)
     }
@@ -85,6 +90,7 @@ public struct RecordTree: Sendable {
             bytes.append(contentsOf: value)
             valueSpan.1 = Int32(value.count)
         }
+        lastValueLength = Int(valueSpan.1)
         let index = Int32(nodes.count)
         nodes.append(Node(
             kind: kind, nameStart: nameSpan.0, nameLength: nameSpan.1, valueStart: valueSpan.0,
@@ -126,6 +132,7 @@ public struct RecordTree: Sendable {
         }
         bytes.append(contentsOf: text)
         nodes[index].valueLength += Int32(text.count)
+        lastValueLength = Int(nodes[index].valueLength)
     }
 
     // MARK: - Reading
