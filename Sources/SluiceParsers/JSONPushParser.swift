@@ -40,7 +40,7 @@ public final class JSONPushParser {
     /// read without any event (one giant string or number).
     public init(
         handler: JSONEventHandler, name: String, multipleValues: Bool, decompressed: Bool = false,
-        maxTokenBytes: Int = 32 << 20
+        maxTokenBytes: Int = 16 << 20
     ) {
         self.handler = handler
         self.maxTokenBytes = maxTokenBytes
