@@ -133,6 +133,7 @@ final class ImportPipeline {
         storeWorker = nil
         if let storeFailure { throw storeFailure.code == SQLITE_INTERRUPT && cancelled.isSet ? .cancelled : .store(storeFailure) }
         if cancelled.isSet { throw .cancelled }
+        for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
         let names = compiled.mappers.map(\.schema.name)
         return ImportReport(
             records: recordsBefore, bytes: rawBefore, seconds: ImportPipeline.now() - startTime,

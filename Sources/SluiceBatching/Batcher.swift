@@ -8,6 +8,8 @@ public final class Batcher: RecordSink {
     private var arenas: [RowArena?]
     private var rows = 0
     private var bytes = 0
+    /// Records each entity skipped (filtered out or missing their key).
+    public private(set) var skipped: [Int]
 
     /// Called with every full group; it may block (back-pressure) or throw
     /// (the store failed), which stops the parse.
@@ -18,6 +20,7 @@ public final class Batcher: RecordSink {
         self.mappers = mappers
         self.limits = limits
         arenas = Array(repeating: nil, count: mappers.count)
+        skipped = Array(repeating: 0, count: mappers.count)
     }
 
     /// Whether no rows are waiting.
@@ -30,7 +33,10 @@ public final class Batcher: RecordSink {
             arenas[entity] = nil
             let before = arena.byteSize
             defer { arenas[entity] = arena }
-            try mapper.appendRow(tree, ordinal: ordinal, into: &arena)
+            guard try mapper.appendRow(tree, ordinal: ordinal, into: &arena) == .appended else {
+                skipped[entity] += 1
+                continue
+            }
             rows += 1
             bytes += arena.byteSize - before
         }

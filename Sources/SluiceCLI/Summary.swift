@@ -11,10 +11,10 @@ enum Summary {
         let rate = report.seconds > 0 ? Int(Double(report.records) / report.seconds) : report.records
         var lines = ["\(report.records) records, \(report.bytes) bytes in \(format(report.seconds)) s (\(rate) records/s)"]
         let width = max(6, report.entities.map(\.name.count).max() ?? 0)
-        lines.append("entity".padding(width) + "  inserted   updated unchanged   deleted")
+        lines.append("entity".padding(width) + "  inserted   updated unchanged   deleted   skipped")
         for (name, counts) in report.entities {
             lines.append(
-                name.padding(width) + "  " + [counts.inserted, counts.updated, counts.unchanged, counts.deleted]
+                name.padding(width) + "  " + [counts.inserted, counts.updated, counts.unchanged, counts.deleted, counts.skipped]
                     .map { String($0).leftPadding(9) }.joined(separator: " "))
         }
         return lines.joined(separator: "\n")
@@ -24,7 +24,7 @@ enum Summary {
     static func json(_ report: ImportReport) -> String {
         let entities = report.entities.map { name, counts in
             "\(quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
-                + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted)}"
+                + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted), \"skipped\": \(counts.skipped)}"
         }
         return "{\"records\": \(report.records), \"bytes\": \(report.bytes), \"seconds\": \(format(report.seconds)), "
             + "\"entities\": {\(entities.joined(separator: ", "))}}\n"

@@ -12,6 +12,8 @@ public enum Cell: Equatable, Sendable {
     case real(Double)
     /// UTF-8 text at `offset` in the arena's bytes.
     case text(offset: Int32, length: Int32)
+    /// Bytes at `offset` in the arena's bytes, stored as a BLOB.
+    case blob(offset: Int32, length: Int32)
 }
 
 /// Rows of one table, stored flat: `columnCount` cells per row, text bytes in
@@ -55,6 +57,13 @@ public struct RowArena: Sendable {
         return .text(offset: offset, length: Int32(bytes.count) - offset)
     }
 
+    /// Copies `bytes` into the arena and returns a `.blob` cell. O(bytes).
+    public mutating func blob(_ data: some Collection<UInt8>) -> Cell {
+        let offset = Int32(bytes.count)
+        bytes.append(contentsOf: data)
+        return .blob(offset: offset, length: Int32(bytes.count) - offset)
+    }
+
     /// Drops the row being built (its text bytes stay until ``removeAll()``).
     public mutating func abandonRow() {
         cells.removeLast(columnCount)
@@ -79,10 +88,12 @@ public struct RowArena: Sendable {
         cells[row * columnCount + column]
     }
 
-    /// The bytes of a `.text` cell, valid inside `body` only.
+    /// The bytes of a `.text` or `.blob` cell, valid inside `body` only.
     public func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        guard case .text(let offset, let length) = cell else {
-            return try body(UnsafeBufferPointer(start: nil, count: 0))
+        let offset: Int32, length: Int32
+        switch cell {
+        case .text(let start, let count), .blob(let start, let count): (offset, length) = (start, count)
+        default: return try body(UnsafeBufferPointer(start: nil, count: 0))
         }
         return try bytes.withUnsafeBufferPointer {
             try body(UnsafeBufferPointer(rebasing: $0[Int(offset)..<Int(offset + length)]))

@@ -63,23 +63,33 @@ public struct CompiledMapping {
                 sources = attribute.sources
             }
             let paths = sources.compactMap { try? FieldPath.parse($0, kind: kind).get() }
-            attributes.append(.init(name: attribute.name, type: attribute.type, sources: paths, onInvalid: attribute.onInvalid))
+            let rule = self.rule(for: attribute)
+            attributes.append(.init(name: attribute.name, rule: rule, sources: paths, onInvalid: attribute.onInvalid))
             columns.append(ColumnSchema(
                 name: attribute.name, type: attribute.type,
-                defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, attribute.type).get() }))
+                defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, rule).get() }))
         }
-        let key = entity.attributes.firstIndex { $0.name == entity.key } ?? 0
-        return EntityMapper(schema: TableSchema(name: entity.name, columns: columns, keyColumn: key), attributes: attributes)
+        let keys = entity.key.compactMap { key in entity.attributes.firstIndex { $0.name == key } }
+        let filters = entity.filter.compactMap { condition in
+            (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
+        }
+        return EntityMapper(
+            schema: TableSchema(name: entity.name, columns: columns, keyColumns: keys), attributes: attributes,
+            filters: filters, missingKey: entity.missingKey)
     }
 
-    private static func defaultValue(_ text: String, _ type: AttributeType) -> Result<DefaultValue, ConversionProblem> {
+    private static func rule(for attribute: AttributeMapping) -> ValueRule {
+        ValueRule(type: attribute.type, patterns: attribute.formats.compactMap(DatePattern.init), epoch: attribute.epoch)
+    }
+
+    private static func defaultValue(_ text: String, _ rule: ValueRule) -> Result<DefaultValue, ConversionProblem> {
         var arena = RowArena(columnCount: 1)
         let bytes = Array(text.utf8)
-        return ValueConversion.scalar(bytes[...], isNumber: false, as: type, into: &arena).map { cell in
+        return ValueConversion.scalar(bytes[...], isNumber: false, rule, into: &arena).map { cell in
             switch cell {
             case .integer(let value): return .integer(value)
             case .real(let value): return .real(value)
-            case .text: return .text(arena.withText(cell) { String(decoding: $0, as: UTF8.self) })
+            case .text, .blob: return .text(arena.withText(cell) { String(decoding: $0, as: UTF8.self) })
             case .absent, .null: return .text(text)
             }
         }
@@ -87,7 +97,7 @@ public struct CompiledMapping {
 
     /// Every problem of `mapping` that the YAML reader cannot see: bad paths,
     /// keys that are not attributes, names used twice, defaults of the wrong
-    /// type.
+    /// type, date formats without a date.
     static func check(_ mapping: Mapping) -> [MappingError.Problem] {
         var problems: [MappingError.Problem] = []
         var entityNames: Set<String> = []
@@ -128,12 +138,32 @@ public struct CompiledMapping {
                         problems.append(.init(line: attribute.line, message: "\(where_): \(problem)"))
                     }
                 }
-                if let text = attribute.defaultValue, case .failure(let problem) = defaultValue(text, attribute.type) {
+                if let text = attribute.defaultValue, case .failure(let problem) = defaultValue(text, rule(for: attribute)) {
                     problems.append(.init(line: attribute.line, message: "\(where_): the default is not valid: \(problem)"))
                 }
+                for pattern in attribute.formats where DatePattern(pattern) == nil {
+                    problems.append(.init(line: attribute.line, message: "\(where_): the date format `\(pattern)` needs a year (y), month (M) and day (d)"))
+                }
+                if !attribute.formats.isEmpty && attribute.type != .date {
+                    problems.append(.init(line: attribute.line, message: "\(where_): `formats` is for date attributes"))
+                }
             }
-            if !entity.key.isEmpty && !entity.attributes.contains(where: { $0.name == entity.key }) {
-                problems.append(.init(line: entity.line, message: "\(context): the key `\(entity.key)` is not one of its attributes"))
+            for key in entity.key {
+                guard let attribute = entity.attributes.first(where: { $0.name == key }) else {
+                    problems.append(.init(line: entity.line, message: "\(context): the key `\(key)` is not one of its attributes"))
+                    continue
+                }
+                if [.json, .binary, .double, .float].contains(attribute.type) {
+                    problems.append(.init(line: attribute.line, message: "\(context): the key `\(key)` cannot be of type \(attribute.type.rawValue)"))
+                }
+            }
+            if Set(entity.key).count != entity.key.count {
+                problems.append(.init(line: entity.line, message: "\(context): the key names an attribute twice"))
+            }
+            for condition in entity.filter {
+                if case .failure(let problem) = FieldPath.parse(condition.path, kind: kind) {
+                    problems.append(.init(line: entity.line, message: "\(context): filter: \(problem)"))
+                }
             }
             if entity.attributes.count > maxAttributes {
                 problems.append(.init(line: entity.line, message: "\(context) has more than \(maxAttributes) attributes"))

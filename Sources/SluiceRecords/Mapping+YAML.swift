@@ -76,16 +76,26 @@ private struct MappingReader {
 
     mutating func entity(_ nameNode: Node, _ node: Node) -> EntityMapping {
         let name = nameNode.string ?? ""
-        var entity = EntityMapping(name: name, records: [], key: "", attributes: [], line: nameNode.mark?.line)
+        var entity = EntityMapping(name: name, records: [], key: [], attributes: [], line: nameNode.mark?.line)
         guard let settings = node.mapping else {
             problem(node, "entity `\(name)`: expected `records`, `key` and `attributes`")
             return entity
         }
+        var keyGiven = false
         for (key, value) in settings {
             switch key.string {
             case "records": entity.records = strings(value, "entity `\(name)`: `records`")
             case "key":
-                if let key = value.scalar?.string { entity.key = key } else { problem(value, "entity `\(name)`: `key` is an attribute name") }
+                entity.key = strings(value, "entity `\(name)`: `key`")
+                keyGiven = true
+            case "missing-key":
+                if let policy = MissingKeyPolicy(rawValue: value.string ?? "") {
+                    entity.missingKey = policy
+                } else {
+                    problem(value, "entity `\(name)`: `missing-key` is `error` or `skip`")
+                }
+            case "filter":
+                entity.filter = filter(value, "entity `\(name)`: `filter`")
             case "attributes":
                 guard let attributes = value.mapping else {
                     problem(value, "entity `\(name)`: `attributes` maps attribute names to types or settings")
@@ -95,11 +105,11 @@ private struct MappingReader {
                     entity.attributes.append(attribute(entity: name, attributeName, spec))
                 }
             default:
-                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, attributes)")
+                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, attributes)")
             }
         }
         if entity.records.isEmpty { problem(nameNode, "entity `\(name)` has no `records` path") }
-        if entity.key.isEmpty { problem(nameNode, "entity `\(name)` has no `key`") }
+        if !keyGiven { problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)") }
         if entity.attributes.isEmpty { problem(nameNode, "entity `\(name)` has no `attributes`") }
         return entity
     }
@@ -124,6 +134,13 @@ private struct MappingReader {
                 if Self.isNull(value) { continue }
                 attribute.defaultValue = value.scalar?.string
                 if attribute.defaultValue == nil { problem(value, "\(context): `default` must be a scalar") }
+            case "formats": attribute.formats = strings(value, "\(context): `formats`")
+            case "epoch":
+                if let unit = EpochUnit(rawValue: value.string ?? "") {
+                    attribute.epoch = unit
+                } else {
+                    problem(value, "\(context): `epoch` is `seconds`, `milliseconds` or `auto`")
+                }
             case "invalid":
                 let policy = Self.isNull(value) ? "null" : (value.string ?? "")
                 if let parsed = InvalidValuePolicy(rawValue: policy) {
@@ -132,10 +149,40 @@ private struct MappingReader {
                     problem(value, "\(context): `invalid` is `error` or `null`, not `\(policy)`")
                 }
             default:
-                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected type, source, default, invalid)")
+                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected type, source, default, invalid, formats, epoch)")
             }
         }
         return attribute
+    }
+
+    mutating func filter(_ node: Node, _ context: String) -> [FilterCondition] {
+        guard let fields = node.mapping else {
+            problem(node, "\(context) maps source paths to conditions, e.g. {\"@PostTypeId\": {in: [\"1\"]}}")
+            return []
+        }
+        var conditions: [FilterCondition] = []
+        for (pathNode, testNode) in fields {
+            let path = pathNode.string ?? ""
+            guard let tests = testNode.mapping, tests.count == 1, let (kind, argument) = tests.first else {
+                problem(testNode, "\(context): `\(path)` needs one of {equals: …}, {in: […]}, {not-in: […]}, {exists: true|false}")
+                continue
+            }
+            switch kind.string {
+            case "equals": conditions.append(.init(path: path, test: .oneOf(strings(argument, "\(context): equals"))))
+            case "in": conditions.append(.init(path: path, test: .oneOf(strings(argument, "\(context): in"))))
+            case "not-in", "not-equals":
+                conditions.append(.init(path: path, test: .noneOf(strings(argument, "\(context): \(kind.string ?? "")"))))
+            case "exists":
+                guard let flag = argument.bool else {
+                    problem(argument, "\(context): `exists` is true or false")
+                    continue
+                }
+                conditions.append(.init(path: path, test: .exists(flag)))
+            default:
+                problem(kind, "\(context): unknown condition `\(kind.string ?? "")` (expected equals, in, not-in, exists)")
+            }
+        }
+        return conditions
     }
 
     mutating func type(_ name: String, _ node: Node, _ context: String) -> AttributeType {

@@ -6,11 +6,17 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case integer
     /// A double.
     case double
+    /// A double too (the name peers use for 32-bit floats; stored as 64 bits).
+    case float
+    /// A decimal number kept exactly, as plain text without exponent.
+    case decimal
     /// `true`/`false`, `1`/`0`, `yes`/`no`, stored as 1 and 0.
     case boolean
     /// An ISO-8601 date or date-time (or epoch seconds), stored as UTC text
     /// `YYYY-MM-DD HH:MM:SS[.ffffff]`, which sorts in time order.
     case date
+    /// Base64 text, stored as bytes (BLOB).
+    case binary
     /// Any value, stored as compact JSON text.
     case json
 
@@ -18,10 +24,30 @@ public enum AttributeType: String, Sendable, CaseIterable {
     public var sqlType: String {
         switch self {
         case .integer, .boolean: return "INTEGER"
-        case .double: return "REAL"
-        case .string, .date, .json: return "TEXT"
+        case .double, .float: return "REAL"
+        case .string, .date, .json, .decimal: return "TEXT"
+        case .binary: return "BLOB"
         }
     }
+}
+
+/// How numbers in a date attribute count time since 1970-01-01 UTC.
+public enum EpochUnit: String, Sendable {
+    /// Seconds (the default for numbers).
+    case seconds
+    /// Milliseconds.
+    case milliseconds
+    /// Milliseconds when the integer part has 12 or more digits (after
+    /// 1973-03-03 in milliseconds, after year 5138 in seconds), else seconds.
+    case auto
+}
+
+/// What to do with a record whose key is absent or null.
+public enum MissingKeyPolicy: String, Sendable {
+    /// Stop the import with an error naming the record.
+    case error
+    /// Skip the record and count it.
+    case skip
 }
 
 /// What to do with a value that cannot be converted to its attribute's type.
@@ -47,6 +73,11 @@ public struct AttributeMapping: Sendable, Equatable {
     public var defaultValue: String?
     /// What to do with unconvertible values.
     public var onInvalid: InvalidValuePolicy
+    /// Date patterns tried in order before ISO-8601 (`M/d/yyyy H-mm-ss`);
+    /// see docs/mapping.md for the letters.
+    public var formats: [String] = []
+    /// How numbers count time in a date attribute.
+    public var epoch: EpochUnit = .seconds
     /// Line of the attribute in the mapping file, for messages.
     public var line: Int?
 
@@ -72,15 +103,20 @@ public struct EntityMapping: Sendable, Equatable {
     /// Where its records are: XML element paths (`/posts/row`) or JSON paths
     /// (`$` for each top-level value, `$[*]`, `$.jobs[*]`).
     public var records: [String]
-    /// The name of the key attribute.
-    public var key: String
+    /// The key attributes: one, several (a compound key) or none (every
+    /// record is inserted as a new row).
+    public var key: [String]
+    /// What to do with a record whose key is missing.
+    public var missingKey: MissingKeyPolicy = .error
+    /// Records are imported only when every condition holds.
+    public var filter: [FilterCondition] = []
     /// The attributes, in column order.
     public var attributes: [AttributeMapping]
     /// Line of the entity in the mapping file, for messages.
     public var line: Int?
 
     /// Creates an entity mapping.
-    public init(name: String, records: [String], key: String, attributes: [AttributeMapping], line: Int? = nil) {
+    public init(name: String, records: [String], key: [String], attributes: [AttributeMapping], line: Int? = nil) {
         self.name = name
         self.records = records
         self.key = key
@@ -100,5 +136,30 @@ public struct Mapping: Sendable, Equatable {
     public init(entities: [EntityMapping], file: String? = nil) {
         self.entities = entities
         self.file = file
+    }
+}
+
+/// One condition of an entity's `filter`: the source field at `path`
+/// compared as text, before any type conversion.
+public struct FilterCondition: Sendable, Equatable {
+    /// What the field must satisfy.
+    public enum Test: Sendable, Equatable {
+        /// Equal to one of these texts.
+        case oneOf([String])
+        /// Equal to none of these texts (absent fields pass).
+        case noneOf([String])
+        /// Present (`true`) or absent (`false`); null counts as present.
+        case exists(Bool)
+    }
+
+    /// The source path, in the syntax of the entity's records.
+    public var path: String
+    /// The test.
+    public var test: Test
+
+    /// Creates a condition.
+    public init(path: String, test: Test) {
+        self.path = path
+        self.test = test
     }
 }

@@ -158,6 +158,16 @@ public struct RecordTree: Sendable {
         return bytes[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]
     }
 
+    /// The node's value as source text: `true`/`false` for booleans, the
+    /// digits of numbers, the text of strings, elements and attributes.
+    public func scalarText(_ node: Int32) -> ArraySlice<UInt8> {
+        switch nodes[Int(node)].kind {
+        case .true: return Array("true".utf8)[...]
+        case .false: return Array("false".utf8)[...]
+        default: return value(node)
+        }
+    }
+
     /// The children of `node` in order.
     public func children(_ node: Int32) -> ChildSequence { ChildSequence(tree: self, first: nodes[Int(node)].firstChild) }
 

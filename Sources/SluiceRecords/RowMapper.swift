@@ -5,11 +5,22 @@ public protocol RowMapper: AnyObject {
     var schema: TableSchema { get }
 
     /// Appends the row for `tree` to `arena`, widening the arena when the
-    /// schema grew. O(attributes + tree nodes visited).
+    /// schema grew, or skips the record (filtered out, or key missing under
+    /// `missing-key: skip`). O(attributes + tree nodes visited).
     ///
     /// - Throws: ``RecordError`` when a value cannot be converted or the key
     ///   is missing; the arena is left as it was.
-    func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError)
+    func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
+}
+
+/// What became of one record for one entity.
+public enum RowOutcome: Sendable, Equatable {
+    /// A row was appended.
+    case appended
+    /// The entity's filter rejected the record.
+    case filtered
+    /// The key was missing and the entity skips such records.
+    case missingKey
 }
 
 /// Maps records through an ``EntityMapping``: the sources of each attribute
@@ -17,20 +28,30 @@ public protocol RowMapper: AnyObject {
 public final class EntityMapper: RowMapper {
     struct Attribute {
         var name: String
-        var type: AttributeType
+        var rule: ValueRule
         var sources: [FieldPath]
         var onInvalid: InvalidValuePolicy
     }
 
-    public let schema: TableSchema
-    let attributes: [Attribute]
-
-    init(schema: TableSchema, attributes: [Attribute]) {
-        self.schema = schema
-        self.attributes = attributes
+    struct Filter {
+        var path: FieldPath
+        var test: FilterCondition.Test
     }
 
-    public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) {
+    public let schema: TableSchema
+    let attributes: [Attribute]
+    let filters: [Filter]
+    let missingKey: MissingKeyPolicy
+
+    init(schema: TableSchema, attributes: [Attribute], filters: [Filter], missingKey: MissingKeyPolicy) {
+        self.schema = schema
+        self.attributes = attributes
+        self.filters = filters
+        self.missingKey = missingKey
+    }
+
+    public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+        for filter in filters where !Self.passes(tree, filter) { return .filtered }
         arena.beginRow(ordinal: ordinal)
         for (column, attribute) in attributes.enumerated() {
             var node: Int32?
@@ -39,7 +60,7 @@ public final class EntityMapper: RowMapper {
                 if node != nil { break }
             }
             guard let node else { continue }
-            switch ValueConversion.cell(tree, node, as: attribute.type, into: &arena) {
+            switch ValueConversion.cell(tree, node, attribute.rule, into: &arena) {
             case .success(let cell):
                 arena.set(column, cell)
             case .failure(let problem):
@@ -51,12 +72,32 @@ public final class EntityMapper: RowMapper {
                 }
             }
         }
-        let key = arena[arena.rowCount - 1, schema.keyColumn]
-        if key == .absent || key == .null {
+        for column in schema.keyColumns {
+            let key = arena[arena.rowCount - 1, column]
+            guard key == .absent || key == .null else { continue }
             arena.abandonRow()
+            if missingKey == .skip { return .missingKey }
             throw RecordError(
-                entity: schema.name, attribute: schema.columns[schema.keyColumn].name,
-                message: "the record has no key value")
+                entity: schema.name, attribute: schema.columns[column].name, message: "the record has no key value")
+        }
+        return .appended
+    }
+
+    /// Whether the record's field at the filter's path passes its test,
+    /// compared as source text.
+    static func passes(_ tree: RecordTree, _ filter: Filter) -> Bool {
+        let node = tree.resolve(filter.path)
+        switch filter.test {
+        case .exists(let wanted):
+            return (node != nil) == wanted
+        case .oneOf(let values):
+            guard let node, tree.nodes[Int(node)].kind != .null else { return false }
+            let text = tree.scalarText(node)
+            return values.contains { $0.utf8.elementsEqual(text) }
+        case .noneOf(let values):
+            guard let node, tree.nodes[Int(node)].kind != .null else { return true }
+            let text = tree.scalarText(node)
+            return !values.contains { $0.utf8.elementsEqual(text) }
         }
     }
 }
@@ -70,14 +111,14 @@ public final class SchemalessMapper: RowMapper {
 
     /// A mapper for table `entity` keyed by the member `key`.
     public init(entity: String, key: String) {
-        schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumn: 0)
+        schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
         names = [Array(key.utf8)]
         keyTypeKnown = false
     }
 
     private var keyTypeKnown: Bool
 
-    public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) {
+    public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         guard !tree.nodes.isEmpty, tree.nodes[0].kind == .object else {
             throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
         }
@@ -94,7 +135,7 @@ public final class SchemalessMapper: RowMapper {
         for child in tree.children(0) {
             guard let column = column(named: tree.name(child)) else { continue }
             let type = column == 0 ? schema.columns[0].type : inferredType(tree, child)
-            switch ValueConversion.cell(tree, child, as: type, into: &arena) {
+            switch ValueConversion.cell(tree, child, ValueRule(type: type), into: &arena) {
             case .success(let cell): arena.set(column, cell)
             case .failure(let problem):
                 arena.abandonRow()
@@ -106,6 +147,7 @@ public final class SchemalessMapper: RowMapper {
             arena.abandonRow()
             throw RecordError(entity: schema.name, attribute: schema.columns[0].name, message: "the record has no key value")
         }
+        return .appended
     }
 
     private func column(named name: ArraySlice<UInt8>) -> Int? {

@@ -27,15 +27,16 @@ public struct ColumnSchema: Sendable, Equatable {
 public struct TableSchema: Sendable, Equatable {
     /// The table name (the entity name).
     public var name: String
-    /// The columns, in order; the key is one of them.
+    /// The columns, in order; the key columns are among them.
     public var columns: [ColumnSchema]
-    /// The index of the key column in ``columns``.
-    public var keyColumn: Int
+    /// The indices of the key columns in ``columns``: one, several (a
+    /// compound key, compared in this order) or none (every row is new).
+    public var keyColumns: [Int]
 
     /// Creates a table schema.
-    public init(name: String, columns: [ColumnSchema], keyColumn: Int) {
+    public init(name: String, columns: [ColumnSchema], keyColumns: [Int]) {
         self.name = name
         self.columns = columns
-        self.keyColumn = keyColumn
+        self.keyColumns = keyColumns
     }
 }

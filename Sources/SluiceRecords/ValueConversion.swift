@@ -8,17 +8,25 @@ public struct ConversionProblem: Error, Sendable, Equatable, CustomStringConvert
     public let description: String
 }
 
+/// How one attribute converts source values: its type and date options.
+struct ValueRule: Sendable {
+    var type: AttributeType
+    var patterns: [DatePattern] = []
+    var epoch: EpochUnit = .seconds
+}
+
 /// Converts record-tree values to cells of an attribute type.
 ///
 /// Integers are parsed from the source digits (never through a double), so
 /// 64-bit ids stay exact.
 enum ValueConversion {
-    /// The cell for `node` as `type`, text written into `arena`.
+    /// The cell for `node` under `rule`, text written into `arena`.
     static func cell(
-        _ tree: RecordTree, _ node: Int32, as type: AttributeType, into arena: inout RowArena
+        _ tree: RecordTree, _ node: Int32, _ rule: ValueRule, into arena: inout RowArena
     ) -> Result<Cell, ConversionProblem> {
         let kind = tree.nodes[Int(node)].kind
         if kind == .null { return .success(.null) }
+        let type = rule.type
         if type == .json {
             var out: [UInt8] = []
             JSONText.write(tree, node, into: &out)
@@ -35,32 +43,68 @@ enum ValueConversion {
             default: return .failure(ConversionProblem(description: "expected a \(type.rawValue), found \(value)"))
             }
         default:
-            return scalar(tree.value(node), isNumber: kind == .number, as: type, into: &arena)
+            return scalar(tree.value(node), isNumber: kind == .number, rule, into: &arena)
         }
     }
 
-    /// The cell for source text `text` as `type`.
+    /// The cell for source text `text` under `rule`.
     static func scalar(
-        _ text: ArraySlice<UInt8>, isNumber: Bool, as type: AttributeType, into arena: inout RowArena
+        _ text: ArraySlice<UInt8>, isNumber: Bool, _ rule: ValueRule, into arena: inout RowArena
     ) -> Result<Cell, ConversionProblem> {
-        switch type {
+        switch rule.type {
         case .string, .json:
+            if isNumber, let plain = plainDecimal(text, dropZeroFraction: true) { return .success(arena.text(plain)) }
             return .success(arena.text(text))
         case .integer:
             if let value = integer(trimmed(text)) { return .success(.integer(value)) }
+            if let plain = plainDecimal(trimmed(text), dropZeroFraction: true), let value = integer(plain[...]) {
+                return .success(.integer(value))
+            }
             return .failure(problem("an integer", text))
-        case .double:
+        case .double, .float:
             if let value = double(trimmed(text)) { return .success(.real(value)) }
             return .failure(problem("a number", text))
+        case .decimal:
+            if let plain = plainDecimal(trimmed(text), dropZeroFraction: false) { return .success(arena.text(plain)) }
+            return .failure(problem("a decimal number", text))
         case .boolean:
             if let value = boolean(trimmed(text)) { return .success(.integer(value ? 1 : 0)) }
             return .failure(problem("a boolean", text))
+        case .binary:
+            if let bytes = Base64.decode(trimmed(text)) { return .success(arena.blob(bytes)) }
+            return .failure(problem("base64 data", text))
         case .date:
             let bare = trimmed(text)
-            let moment = isNumber ? DateText.parseEpochSeconds(bare) : DateText.parseISO(bare)
-            if let moment { return .success(arena.text(DateText.format(moment))) }
-            return .failure(problem("an ISO-8601 date", text))
+            if let moment = date(bare, isNumber: isNumber, rule) { return .success(arena.text(DateText.format(moment))) }
+            return .failure(problem(rule.patterns.isEmpty ? "an ISO-8601 date" : "a date as \(rule.patterns.map(\.text))", text))
         }
+    }
+
+    /// Custom patterns first, then epoch numbers (JSON numbers or digit
+    /// strings), then ISO-8601.
+    private static func date(_ text: ArraySlice<UInt8>, isNumber: Bool, _ rule: ValueRule) -> DateText.Moment? {
+        for pattern in rule.patterns {
+            if let moment = pattern.parse(text) { return moment }
+        }
+        if isNumber || isEpochText(text) {
+            let integerDigits = text.prefix { $0 != 0x2E }.filter { $0 != 0x2D }.count
+            let milliseconds = rule.epoch == .milliseconds || (rule.epoch == .auto && integerDigits >= 12)
+            guard let count = DateText.parseEpochSeconds(text) else { return nil }
+            if !milliseconds { return count }
+            let totalMicros = count.seconds.multipliedReportingOverflow(by: 1_000)
+            guard !totalMicros.overflow else { return nil }
+            let micros = totalMicros.partialValue + Int64(count.microseconds / 1_000)
+            let seconds = micros.floorDiv(1_000_000)
+            return DateText.Moment(seconds: seconds, microseconds: Int(micros - seconds * 1_000_000))
+        }
+        return DateText.parseISO(text)
+    }
+
+    /// `-?digits(.digits)?`: a number of seconds or milliseconds.
+    private static func isEpochText(_ text: ArraySlice<UInt8>) -> Bool {
+        let unsigned = text.first == 0x2D ? text.dropFirst() : text
+        let parts = unsigned.split(separator: 0x2E, maxSplits: 1, omittingEmptySubsequences: false)
+        return !unsigned.isEmpty && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
     }
 
     private static func problem(_ expected: String, _ text: ArraySlice<UInt8>) -> ConversionProblem {
@@ -107,6 +151,75 @@ enum ValueConversion {
         return index == text.endIndex ? value : nil
     }
 
+    /// A decimal number (`-12.50`, `1.5e3`) rewritten exactly without
+    /// exponent (`-12.50`, `1500`); with `dropZeroFraction`, trailing zeros
+    /// of the fraction and a bare point go too (`12.50` → `12.5`, `1.0` → `1`).
+    /// `nil` when `text` is not a number or the exponent is beyond ±400.
+    static func plainDecimal(_ text: ArraySlice<UInt8>, dropZeroFraction: Bool) -> [UInt8]? {
+        var index = text.startIndex
+        var negative = false
+        if index < text.endIndex, text[index] == 0x2D || text[index] == 0x2B {
+            negative = text[index] == 0x2D
+            index += 1
+        }
+        var digits: [UInt8] = []
+        var pointPosition: Int?
+        while index < text.endIndex {
+            let byte = text[index]
+            if byte >= 0x30 && byte <= 0x39 {
+                digits.append(byte)
+            } else if byte == 0x2E && pointPosition == nil {
+                pointPosition = digits.count
+            } else {
+                break
+            }
+            index += 1
+        }
+        guard !digits.isEmpty else { return nil }
+        var exponent = 0
+        if index < text.endIndex, text[index] == 0x65 || text[index] == 0x45 {
+            index += 1
+            var sign = 1
+            if index < text.endIndex, text[index] == 0x2D || text[index] == 0x2B {
+                sign = text[index] == 0x2D ? -1 : 1
+                index += 1
+            }
+            guard index < text.endIndex else { return nil }
+            while index < text.endIndex, text[index] >= 0x30, text[index] <= 0x39 {
+                exponent = exponent * 10 + Int(text[index] - 0x30)
+                guard exponent <= 400 else { return nil }
+                index += 1
+            }
+            exponent *= sign
+        }
+        guard index == text.endIndex else { return nil }
+        // The value is 0.digits × 10^point.
+        var point = (pointPosition ?? digits.count) + exponent
+        while digits.count > 1, digits.first == 0x30, point > 1 {
+            digits.removeFirst()
+            point -= 1
+        }
+        var integerPart: [UInt8]
+        var fraction: [UInt8]
+        if point <= 0 {
+            integerPart = [0x30]
+            fraction = Array(repeating: 0x30, count: -point) + digits
+        } else if point >= digits.count {
+            integerPart = digits + Array(repeating: 0x30, count: point - digits.count)
+            fraction = []
+        } else {
+            integerPart = Array(digits[..<point])
+            fraction = Array(digits[point...])
+        }
+        while integerPart.count > 1, integerPart.first == 0x30 { integerPart.removeFirst() }
+        if dropZeroFraction { while fraction.last == 0x30 { fraction.removeLast() } }
+        let isZero = integerPart == [0x30] && fraction.allSatisfy { $0 == 0x30 }
+        var out: [UInt8] = negative && !isZero ? [0x2D] : []
+        out += integerPart
+        if !fraction.isEmpty { out += [0x2E] + fraction }
+        return out
+    }
+
     /// A finite decimal number (JSON number syntax, leading `+` allowed).
     static func double(_ text: ArraySlice<UInt8>) -> Double? {
         guard !text.isEmpty, text.count < 400,
@@ -130,5 +243,39 @@ enum ValueConversion {
         case "false", "no", "0": return false
         default: return nil
         }
+    }
+}
+
+/// Standard base64 (RFC 4648), padding optional, whitespace ignored.
+enum Base64 {
+    static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        for byte in text {
+            let value: UInt32
+            switch byte {
+            case 0x41...0x5A: value = UInt32(byte - 0x41)
+            case 0x61...0x7A: value = UInt32(byte - 0x61 + 26)
+            case 0x30...0x39: value = UInt32(byte - 0x30 + 52)
+            case 0x2B, 0x2D: value = 62
+            case 0x2F, 0x5F: value = 63
+            case 0x3D:
+                padding += 1
+                continue
+            case 0x20, 0x0A, 0x0D, 0x09: continue
+            default: return nil
+            }
+            guard padding == 0 else { return nil }
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return padding <= 2 && bits < 6 ? out : nil
     }
 }

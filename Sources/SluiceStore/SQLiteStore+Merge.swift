@@ -13,15 +13,21 @@ extension SQLiteStore {
         _ status: inout [RowStatus]
     ) throws(StoreError) {
         let schema = table.schema
-        let key = schema.keyColumn
-        let capacity = max(1, min(options.lookupKeys, 32_000))
+        let keys = schema.keyColumns
+        let capacity = max(1, min(options.lookupKeys, 32_000 / keys.count))
         if table.lookup == nil || table.lookupColumns != schema.columns.count {
             sqlite3_finalize(table.lookup)
             let columns = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
-            let parameters = Array(repeating: "?", count: capacity).joined(separator: ",")
+            let keyNames = keys.map { quoted(schema.columns[$0].name) }.joined(separator: ", ")
+            let condition: String
+            if keys.count == 1 {
+                condition = "\(keyNames) IN (\(Array(repeating: "?", count: capacity).joined(separator: ",")))"
+            } else {
+                let tuple = "(" + Array(repeating: "?", count: keys.count).joined(separator: ",") + ")"
+                condition = "(\(keyNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
+            }
             table.lookup = try connection.prepare(
-                "SELECT \(columns) FROM \(quoted(schema.name)) WHERE \(quoted(schema.columns[key].name)) "
-                    + "IN (\(parameters)) ORDER BY \(quoted(schema.columns[key].name))",
+                "SELECT \(columns) FROM \(quoted(schema.name)) WHERE \(condition) ORDER BY \(keyNames)",
                 "preparing the lookup of \(quoted(schema.name))")
             table.lookupColumns = schema.columns.count
         }
@@ -33,20 +39,22 @@ extension SQLiteStore {
             for slot in 0..<capacity {
                 // Unused slots repeat the last key: the statement is prepared once.
                 let row = order[min(start + slot, end - 1)]
-                bind(statement, Int32(slot + 1), rows[row, key], bytes)
+                for (position, column) in keys.enumerated() {
+                    bind(statement, Int32(slot * keys.count + position + 1), rows[row, column], bytes)
+                }
             }
             var position = start
             while true {
                 let code = sqlite3_step(statement)
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else { throw connection.error("looking up keys in \(quoted(schema.name))", code) }
-                while position < end, compareKey(rows[order[position], key], bytes, statement, Int32(key)) < 0 {
+                while position < end, compareKeys(rows, order[position], keys, bytes, statement) < 0 {
                     position += 1
                 }
                 guard position < end else { break }
                 let row = order[position]
-                if compareKey(rows[row, key], bytes, statement, Int32(key)) == 0 {
-                    status[position] = sameValues(rows, row, statement, schema.columns.count, key, bytes) ? .unchanged : .changed
+                if compareKeys(rows, row, keys, bytes, statement) == 0 {
+                    status[position] = sameValues(rows, row, statement, schema.columns.count, keys, bytes) ? .unchanged : .changed
                 }
             }
             start = end
@@ -66,11 +74,16 @@ extension SQLiteStore {
             let statement = try statementFor(table, mask, insert: isInsert)
             sqlite3_reset(statement)
             var parameter: Int32 = 1
-            for column in 0..<schema.columns.count where mask.contains(column) && (isInsert || column != schema.keyColumn) {
+            for column in 0..<schema.columns.count where mask.contains(column) && (isInsert || !schema.keyColumns.contains(column)) {
                 bind(statement, parameter, rows[row, column], bytes)
                 parameter += 1
             }
-            if !isInsert { bind(statement, parameter, rows[row, schema.keyColumn], bytes) }
+            if !isInsert {
+                for column in schema.keyColumns {
+                    bind(statement, parameter, rows[row, column], bytes)
+                    parameter += 1
+                }
+            }
             let code = sqlite3_step(statement)
             if code != SQLITE_DONE {
                 throw connection.error("\(isInsert ? "inserting into" : "updating") \(quoted(schema.name))", code)
@@ -81,19 +94,31 @@ extension SQLiteStore {
     private func statementFor(_ table: TableState, _ mask: ColumnMask, insert: Bool) throws(StoreError) -> OpaquePointer {
         if let cached = insert ? table.inserts[mask] : table.updates[mask] { return cached }
         let schema = table.schema
-        let names = schema.columns.indices.filter { mask.contains($0) }.map { quoted(schema.columns[$0].name) }
-        let keyName = quoted(schema.columns[schema.keyColumn].name)
+        let present = schema.columns.indices.filter { mask.contains($0) }
         let sql: String
         if insert {
+            let names = present.map { quoted(schema.columns[$0].name) }
             let parameters = Array(repeating: "?", count: names.count).joined(separator: ", ")
             sql = "INSERT INTO \(quoted(schema.name)) (\(names.joined(separator: ", "))) VALUES (\(parameters))"
         } else {
-            let assignments = names.filter { $0 != keyName }.map { "\($0) = ?" }
-            sql = "UPDATE \(quoted(schema.name)) SET \(assignments.joined(separator: ", ")) WHERE \(keyName) = ?"
+            let assignments = present.filter { !schema.keyColumns.contains($0) }.map { "\(quoted(schema.columns[$0].name)) = ?" }
+            let condition = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) = ?" }.joined(separator: " AND ")
+            sql = "UPDATE \(quoted(schema.name)) SET \(assignments.joined(separator: ", ")) WHERE \(condition)"
         }
         let statement = try connection.prepare(sql, "preparing writes to \(quoted(schema.name))")
         if insert { table.inserts[mask] = statement } else { table.updates[mask] = statement }
         return statement
+    }
+
+    /// Compares row `row`'s key with the current result row's, column by column.
+    private func compareKeys(
+        _ rows: RowArena, _ row: Int, _ keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ statement: OpaquePointer?
+    ) -> Int {
+        for column in keys {
+            let order = compareKey(rows[row, column], bytes, statement, Int32(column))
+            if order != 0 { return order }
+        }
+        return 0
     }
 
     /// Compares a batch key with the key column of the current result row,
@@ -121,6 +146,7 @@ extension SQLiteStore {
             }
             return Int(length) < count ? -1 : (Int(length) > count ? 1 : 0)
         case (.text, _): return type == SQLITE_BLOB ? -1 : 1
+        case (.blob, _): return 1
         case (.integer, SQLITE_TEXT), (.real, SQLITE_TEXT), (.integer, SQLITE_BLOB), (.real, SQLITE_BLOB): return -1
         case (.absent, _), (.null, _): return type == SQLITE_NULL ? 0 : -1
         default: return 1
@@ -129,10 +155,10 @@ extension SQLiteStore {
 
     /// Whether every present cell of `row` equals the stored column value.
     private func sameValues(
-        _ rows: RowArena, _ row: Int, _ statement: OpaquePointer?, _ columns: Int, _ key: Int,
+        _ rows: RowArena, _ row: Int, _ statement: OpaquePointer?, _ columns: Int, _ keys: [Int],
         _ bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        for column in 0..<columns where column != key {
+        for column in 0..<columns where !keys.contains(column) {
             let index = Int32(column)
             let type = sqlite3_column_type(statement, index)
             switch rows[row, column] {
@@ -142,9 +168,14 @@ extension SQLiteStore {
                 if type != SQLITE_INTEGER || sqlite3_column_int64(statement, index) != value { return false }
             case .real(let value):
                 if type != SQLITE_FLOAT || sqlite3_column_double(statement, index) != value { return false }
-            case .text(let offset, let length):
-                guard type == SQLITE_TEXT else { return false }
-                let stored = sqlite3_column_text(statement, index)
+            case .text(let offset, let length), .blob(let offset, let length):
+                if case .text = rows[row, column] {
+                    guard type == SQLITE_TEXT else { return false }
+                } else {
+                    guard type == SQLITE_BLOB else { return false }
+                }
+                let stored = type == SQLITE_TEXT
+                    ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
                 let count = Int(sqlite3_column_bytes(statement, index))
                 guard count == Int(length) else { return false }
                 if count > 0, let stored, let base = bytes.baseAddress,
@@ -166,6 +197,9 @@ extension SQLiteStore {
         case .text(let offset, let length):
             let base = bytes.baseAddress.map { UnsafeRawPointer($0 + Int(offset)) } ?? UnsafeRawPointer(bitPattern: 1)!
             sqlite3_bind_text(statement, index, base.assumingMemoryBound(to: CChar.self), length, nil)
+        case .blob(let offset, let length):
+            let base = bytes.baseAddress.map { UnsafeRawPointer($0 + Int(offset)) } ?? UnsafeRawPointer(bitPattern: 1)!
+            sqlite3_bind_blob(statement, index, base, length, nil)
         }
     }
 }

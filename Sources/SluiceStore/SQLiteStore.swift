@@ -92,27 +92,31 @@ public final class SQLiteStore: RecordStore {
     private func ensureTable(_ schema: TableSchema) throws(StoreError) {
         let action = "creating table \(quoted(schema.name))"
         let existing = try connection.strings("PRAGMA table_info(\(quoted(schema.name)))", column: 1, action)
+        let keyNames = schema.keyColumns.map { quoted(schema.columns[$0].name) }
         if existing.isEmpty {
-            let columns = schema.columns.enumerated().map { index, column in
-                columnDefinition(column, isKey: index == schema.keyColumn)
+            var definitions = schema.columns.enumerated().map { index, column in
+                columnDefinition(column, key: schema.keyColumns.contains(index) ? schema.keyColumns.count : 0)
             }
-            try connection.execute("CREATE TABLE \(quoted(schema.name)) (\(columns.joined(separator: ", ")))", action)
+            if schema.keyColumns.count > 1 { definitions.append("PRIMARY KEY (\(keyNames.joined(separator: ", ")))") }
+            try connection.execute("CREATE TABLE \(quoted(schema.name)) (\(definitions.joined(separator: ", ")))", action)
         } else {
             let known = Set(existing.map { $0.lowercased() })
-            let key = schema.columns[schema.keyColumn].name
-            guard known.contains(key.lowercased()) else {
+            for index in schema.keyColumns where !known.contains(schema.columns[index].name.lowercased()) {
                 throw StoreError(
                     path: connection.path, action: action,
-                    message: "the existing table has no column \(quoted(key)) for the key", code: 0)
+                    message: "the existing table has no column \(quoted(schema.columns[index].name)) for the key", code: 0)
             }
             for column in schema.columns where !known.contains(column.name.lowercased()) {
                 try connection.execute(
-                    "ALTER TABLE \(quoted(schema.name)) ADD COLUMN \(columnDefinition(column, isKey: false))",
+                    "ALTER TABLE \(quoted(schema.name)) ADD COLUMN \(columnDefinition(column, key: 0))",
                     "adding column \(quoted(column.name)) to \(quoted(schema.name))")
             }
-            try connection.execute(
-                "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("_sluice_key_" + schema.name)) "
-                    + "ON \(quoted(schema.name)) (\(quoted(key)))", "indexing the key of \(quoted(schema.name))")
+            if !keyNames.isEmpty {
+                try connection.execute(
+                    "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("_sluice_key_" + schema.name)) "
+                        + "ON \(quoted(schema.name)) (\(keyNames.joined(separator: ", ")))",
+                    "indexing the key of \(quoted(schema.name))")
+            }
         }
         let state = tables[schema.name] ?? TableState(schema: schema)
         if state.schema.columns.count != schema.columns.count { state.finalize() }
@@ -120,9 +124,12 @@ public final class SQLiteStore: RecordStore {
         tables[schema.name] = state
     }
 
-    private func columnDefinition(_ column: ColumnSchema, isKey: Bool) -> String {
+    /// A column's definition; `key` is the number of key columns when it is
+    /// one of them (a lone integer key becomes the rowid), else 0.
+    private func columnDefinition(_ column: ColumnSchema, key: Int) -> String {
         var text = "\(quoted(column.name)) \(column.type.sqlType)"
-        if isKey { text += column.type == .integer ? " PRIMARY KEY" : " PRIMARY KEY NOT NULL" }
+        if key == 1 { text += column.type == .integer ? " PRIMARY KEY" : " PRIMARY KEY NOT NULL" }
+        if key > 1 { text += " NOT NULL" }
         switch column.defaultValue {
         case .integer(let value): text += " DEFAULT \(value)"
         case .real(let value): text += " DEFAULT \(value)"
@@ -174,11 +181,11 @@ public final class SQLiteStore: RecordStore {
     /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys and
     /// one write per new or changed row.
     private func merge(_ rows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
-        let key = table.schema.keyColumn
-        let order = Self.lastOccurrences(rows, keyColumn: key)
+        let keys = table.schema.keyColumns
+        let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.lastOccurrences(rows, keyColumns: keys)
         var status = [RowStatus](repeating: .new, count: order.count)
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-            try lookUp(rows, order, bytes, table, &status)
+            if !keys.isEmpty { try lookUp(rows, order, bytes, table, &status) }
             try write(rows, order, bytes, table, status)
         }
         var counts = EntityCounts()
@@ -195,16 +202,23 @@ public final class SQLiteStore: RecordStore {
     enum RowStatus { case new, changed, unchanged }
 
     /// Row indices sorted by key, keeping only the last occurrence of each key.
-    static func lastOccurrences(_ rows: RowArena, keyColumn: Int) -> [Int] {
+    static func lastOccurrences(_ rows: RowArena, keyColumns: [Int]) -> [Int] {
+        func compareKeys(_ left: Int, _ right: Int) -> Int {
+            for column in keyColumns {
+                let order = compare(rows, rows[left, column], rows[right, column])
+                if order != 0 { return order }
+            }
+            return 0
+        }
         var order = Array(0..<rows.rowCount)
         order.sort { left, right in
-            let comparison = compare(rows, rows[left, keyColumn], rows[right, keyColumn])
+            let comparison = compareKeys(left, right)
             return comparison != 0 ? comparison < 0 : left < right
         }
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
         for index in order {
-            if let last = kept.last, compare(rows, rows[last, keyColumn], rows[index, keyColumn]) == 0 {
+            if let last = kept.last, compareKeys(last, index) == 0 {
                 kept[kept.count - 1] = index
             } else {
                 kept.append(index)
@@ -213,11 +227,11 @@ public final class SQLiteStore: RecordStore {
         return kept
     }
 
-    /// SQLite's order of values: NULL, numbers, text (bytewise).
+    /// SQLite's order of values: NULL, numbers, text, blobs (bytewise).
     static func compare(_ rows: RowArena, _ left: Cell, _ right: Cell) -> Int {
         switch (left, right) {
         case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.text, .text):
+        case (.text, .text), (.blob, .blob):
             return rows.withText(left) { a in
                 rows.withText(right) { b in
                     let common = min(a.count, b.count)
@@ -237,6 +251,7 @@ public final class SQLiteStore: RecordStore {
         case .absent, .null: return 0
         case .integer, .real: return 1
         case .text: return 2
+        case .blob: return 3
         }
     }
 }

@@ -33,6 +33,9 @@ public struct EntityCounts: Sendable, Equatable {
     public var unchanged = 0
     /// Rows removed.
     public var deleted = 0
+    /// Records not imported: filtered out, or missing their key under
+    /// `missing-key: skip`.
+    public var skipped = 0
 
     /// All zero.
     public init() {}
@@ -43,5 +46,6 @@ public struct EntityCounts: Sendable, Equatable {
         updated += other.updated
         unchanged += other.unchanged
         deleted += other.deleted
+        skipped += other.skipped
     }
 }

@@ -15,7 +15,7 @@ final class Collector: RecordSink {
 
     func record(_ tree: RecordTree, entities: [Int], ordinal: Int) throws {
         routed.append(entities)
-        for entity in entities { try mappers[entity].appendRow(tree, ordinal: ordinal, into: &arenas[entity]) }
+        for entity in entities { _ = try mappers[entity].appendRow(tree, ordinal: ordinal, into: &arenas[entity]) }
     }
 
     /// Row `row` of entity `entity` as display strings.
@@ -29,6 +29,7 @@ final class Collector: RecordSink {
             case .integer(let value): return "\(value)"
             case .real(let value): return "\(value)"
             case .text: return arena.withText(cell) { "'" + String(decoding: $0, as: UTF8.self) + "'" }
+            case .blob: return arena.withText(cell) { "x'" + $0.map { String($0, radix: 16) }.joined() + "'" }
             }
         }
     }

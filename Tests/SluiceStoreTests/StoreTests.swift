@@ -9,7 +9,7 @@ let schema = TableSchema(
     name: "T",
     columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "name", type: .string),
               ColumnSchema(name: "n", type: .integer, defaultValue: .integer(7))],
-    keyColumn: 0)
+    keyColumns: [0])
 
 /// A group with rows of (id, name?, n?) where nil means absent.
 func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> BatchGroup {
@@ -63,7 +63,7 @@ func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> 
     }
 
     @Test func textKeysAndManyRowsUseFewLookups() throws {
-        let textSchema = TableSchema(name: "E", columns: [ColumnSchema(name: "id", type: .string), ColumnSchema(name: "v", type: .integer)], keyColumn: 0)
+        let textSchema = TableSchema(name: "E", columns: [ColumnSchema(name: "id", type: .string), ColumnSchema(name: "v", type: .integer)], keyColumns: [0])
         var options = StoreOptions()
         options.lookupKeys = 100
         let store = try SQLiteStore(path: path, options: options)
