@@ -17,21 +17,24 @@ public struct Importer: Sendable {
     private let source: MappingSource
 
     private enum MappingSource: Sendable {
-        case mapping(Mapping)
+        case mapping(Mapping, hooks: [String: EntityHooks])
         case schemaless(entity: String, key: String)
     }
 
     /// An importer for `mapping` into the store at `store` (created if
-    /// missing). Checks the mapping; opens nothing yet.
+    /// missing), running `hooks` (by entity name) for each record. Checks the
+    /// mapping; opens nothing yet.
     ///
     /// - Throws: ``ImportError/mapping(_:)`` when the mapping is invalid.
-    public init(mapping: Mapping, store: String, options: ImportOptions = ImportOptions()) throws(ImportError) {
+    public init(
+        mapping: Mapping, store: String, options: ImportOptions = ImportOptions(), hooks: [String: EntityHooks] = [:]
+    ) throws(ImportError) {
         do {
-            _ = try CompiledMapping(mapping)
+            _ = try CompiledMapping(mapping, hooks: hooks)
         } catch {
             throw .mapping(error)
         }
-        source = .mapping(mapping)
+        source = .mapping(mapping, hooks: hooks)
         storePath = store
         self.options = options
     }
@@ -95,8 +98,8 @@ public struct Importer: Sendable {
 
     private func compile(for format: InputFormat?) throws(ImportError) -> CompiledMapping {
         switch source {
-        case .mapping(let mapping):
-            do { return try CompiledMapping(mapping) } catch { throw .mapping(error) }
+        case .mapping(let mapping, let hooks):
+            do { return try CompiledMapping(mapping, hooks: hooks) } catch { throw .mapping(error) }
         case .schemaless(let entity, let key):
             let records = format == .json ? "$[*]" : "$"
             guard case .success(let path) = RecordPath.parse(records) else { throw .usage("bad record path") }
@@ -146,7 +149,7 @@ public struct Importer: Sendable {
     /// The format of an input: the option, else its name, else the mapping.
     private func format(of path: String) -> InputFormat {
         if let format = options.format ?? InputFormat.guess(fromName: path) { return format }
-        if case .mapping(let mapping) = self.source, let first = mapping.entities.first?.records.first {
+        if case .mapping(let mapping, _) = self.source, let first = mapping.entities.first?.records.first {
             if first.hasPrefix("/") { return .xml }
             return first == "$" ? .jsonl : .json
         }

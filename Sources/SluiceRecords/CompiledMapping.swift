@@ -19,11 +19,21 @@ public struct CompiledMapping {
     /// The most attributes one entity may declare.
     public static let maxAttributes = 256
 
-    /// Compiles a mapping. O(mapping size).
+    /// Compiles a mapping, with Swift `hooks` by entity name. O(mapping size).
     ///
-    /// - Throws: ``MappingError`` with every problem found.
-    public init(_ mapping: Mapping) throws(MappingError) {
-        let problems = Self.check(mapping)
+    /// - Throws: ``MappingError`` with every problem found, including hooks
+    ///   for entities or attributes the mapping does not have.
+    public init(_ mapping: Mapping, hooks: [String: EntityHooks] = [:]) throws(MappingError) {
+        var problems = Self.check(mapping)
+        for (name, entityHooks) in hooks.sorted(by: { $0.key < $1.key }) {
+            guard let entity = mapping.entities.first(where: { $0.name == name }) else {
+                problems.append(.init(line: nil, message: "hooks are given for `\(name)`, which the mapping does not declare"))
+                continue
+            }
+            for attribute in entityHooks.valueHandlers.keys.sorted() where !entity.attributes.contains(where: { $0.name == attribute }) {
+                problems.append(.init(line: entity.line, message: "a value handler is given for `\(name).\(attribute)`, which the mapping does not declare"))
+            }
+        }
         if !problems.isEmpty { throw MappingError(file: mapping.file, problems: problems) }
         routes = []
         mappers = []
@@ -38,7 +48,7 @@ public struct CompiledMapping {
                     routes.append(Route(path: path, entities: [index]))
                 }
             }
-            mappers.append(Self.mapper(for: entity, kind: kind))
+            mappers.append(Self.mapper(for: entity, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
         }
     }
 
@@ -52,7 +62,7 @@ public struct CompiledMapping {
     /// The kind of document (XML or JSON) the record paths address.
     public var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
 
-    private static func mapper(for entity: EntityMapping, kind: DocumentKind) -> EntityMapper {
+    private static func mapper(for entity: EntityMapping, kind: DocumentKind, hooks: EntityHooks) -> EntityMapper {
         var columns: [ColumnSchema] = []
         var attributes: [EntityMapper.Attribute] = []
         for attribute in entity.attributes {
@@ -75,7 +85,7 @@ public struct CompiledMapping {
         }
         return EntityMapper(
             schema: TableSchema(name: entity.name, columns: columns, keyColumns: keys), attributes: attributes,
-            filters: filters, missingKey: entity.missingKey)
+            filters: filters, missingKey: entity.missingKey, kind: kind, hooks: hooks)
     }
 
     private static func rule(for attribute: AttributeMapping) -> ValueRule {

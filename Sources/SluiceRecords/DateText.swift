@@ -74,8 +74,9 @@ enum DateText {
         return Moment(seconds: seconds, microseconds: micros)
     }
 
-    /// A moment from epoch seconds given as decimal text (`1388349428`,
-    /// `1388349428.5`).
+    /// A count from epoch digits given as decimal text (`1388349428`,
+    /// `1388349428.5`): whole units and millionths. The caller checks the
+    /// range once it knows the unit.
     static func parseEpochSeconds(_ text: some Collection<UInt8>) -> Moment? {
         var seconds: Int64 = 0
         var micros = 0
@@ -95,7 +96,7 @@ enum DateText {
                 } else {
                     let (times, overflow1) = seconds.multipliedReportingOverflow(by: 10)
                     let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - 0x30))
-                    guard !overflow1, !overflow2, sum < 253_402_300_800 else { return nil }
+                    guard !overflow1, !overflow2 else { return nil }
                     seconds = sum
                 }
             } else {
@@ -112,6 +113,12 @@ enum DateText {
             }
         }
         return Moment(seconds: seconds, microseconds: micros)
+    }
+
+    /// Whether `moment` falls in years 0001 to 9999, which the stored form
+    /// can write.
+    static func isWritable(_ moment: Moment) -> Bool {
+        moment.seconds >= -62_135_596_800 && moment.seconds < 253_402_300_800
     }
 
     /// The stored form of `moment`: `YYYY-MM-DD HH:MM:SS`, plus `.ffffff`

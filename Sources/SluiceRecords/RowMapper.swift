@@ -42,16 +42,33 @@ public final class EntityMapper: RowMapper {
     let attributes: [Attribute]
     let filters: [Filter]
     let missingKey: MissingKeyPolicy
+    let kind: DocumentKind
+    let hooks: EntityHooks
+    /// Value handlers by column, resolved once.
+    private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
 
-    init(schema: TableSchema, attributes: [Attribute], filters: [Filter], missingKey: MissingKeyPolicy) {
+    init(
+        schema: TableSchema, attributes: [Attribute], filters: [Filter], missingKey: MissingKeyPolicy,
+        kind: DocumentKind, hooks: EntityHooks
+    ) {
         self.schema = schema
         self.attributes = attributes
         self.filters = filters
         self.missingKey = missingKey
+        self.kind = kind
+        self.hooks = hooks
+        handlers = attributes.map { hooks.valueHandlers[$0.name] }
     }
 
     public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         for filter in filters where !Self.passes(tree, filter) { return .filtered }
+        let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)
+        do {
+            if let shouldImport = hooks.shouldImport, try !shouldImport(view) { return .filtered }
+            try hooks.willImport?(view)
+        } catch {
+            throw RecordError(entity: schema.name, attribute: nil, message: "a hook failed: \(error)")
+        }
         arena.beginRow(ordinal: ordinal)
         for (column, attribute) in attributes.enumerated() {
             var node: Int32?
@@ -60,6 +77,17 @@ public final class EntityMapper: RowMapper {
                 if node != nil { break }
             }
             guard let node else { continue }
+            if let handler = handlers[column] {
+                do {
+                    if let value = try handler(RawValue(tree, node)) {
+                        arena.set(column, Self.cell(value, &arena))
+                        continue
+                    }
+                } catch {
+                    arena.abandonRow()
+                    throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
+                }
+            }
             switch ValueConversion.cell(tree, node, attribute.rule, into: &arena) {
             case .success(let cell):
                 arena.set(column, cell)
@@ -80,7 +108,25 @@ public final class EntityMapper: RowMapper {
             throw RecordError(
                 entity: schema.name, attribute: schema.columns[column].name, message: "the record has no key value")
         }
+        if let didImport = hooks.didImport {
+            do {
+                try didImport(RowView(schema: schema, arena: arena, row: arena.rowCount - 1, ordinal: ordinal))
+            } catch {
+                arena.abandonRow()
+                throw RecordError(entity: schema.name, attribute: nil, message: "a hook failed: \(error)")
+            }
+        }
         return .appended
+    }
+
+    private static func cell(_ value: StoredValue, _ arena: inout RowArena) -> Cell {
+        switch value {
+        case .null: return .null
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .text(let text): return arena.text(Array(text.utf8))
+        case .blob(let bytes): return arena.blob(bytes)
+        }
     }
 
     /// Whether the record's field at the filter's path passes its test,

@@ -75,7 +75,9 @@ enum ValueConversion {
             return .failure(problem("base64 data", text))
         case .date:
             let bare = trimmed(text)
-            if let moment = date(bare, isNumber: isNumber, rule) { return .success(arena.text(DateText.format(moment))) }
+            if let moment = date(bare, isNumber: isNumber, rule), DateText.isWritable(moment) {
+                return .success(arena.text(DateText.format(moment)))
+            }
             return .failure(problem(rule.patterns.isEmpty ? "an ISO-8601 date" : "a date as \(rule.patterns.map(\.text))", text))
         }
     }
