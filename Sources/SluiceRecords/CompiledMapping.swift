@@ -74,7 +74,16 @@ public struct CompiledMapping {
             }
             let paths = sources.compactMap { try? FieldPath.parse($0, kind: kind).get() }
             let rule = self.rule(for: attribute)
-            attributes.append(.init(name: attribute.name, rule: rule, sources: paths, onInvalid: attribute.onInvalid))
+            var object: (key: FieldPath, value: FieldPath)?
+            if let key = attribute.objectKey, let value = attribute.objectValue,
+                case .success(let keyPath) = FieldPath.parse(key, kind: kind),
+                case .success(let valuePath) = FieldPath.parse(value, kind: kind)
+            {
+                object = (keyPath, valuePath)
+            }
+            attributes.append(.init(
+                name: attribute.name, rule: rule, sources: paths, onInvalid: attribute.onInvalid, items: attribute.items,
+                object: object))
             columns.append(ColumnSchema(
                 name: attribute.name, type: attribute.type,
                 defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, rule).get() }))
@@ -150,6 +159,21 @@ public struct CompiledMapping {
                 }
                 if let text = attribute.defaultValue, case .failure(let problem) = defaultValue(text, rule(for: attribute)) {
                     problems.append(.init(line: attribute.line, message: "\(where_): the default is not valid: \(problem)"))
+                }
+                let gathers = attribute.sources.contains { (try? FieldPath.parse($0, kind: kind).get())?.gathers == true }
+                if gathers && attribute.type != .json {
+                    problems.append(.init(line: attribute.line, message: "\(where_): a source with [*] gathers values into JSON: give it `type: json`"))
+                }
+                if (attribute.items != nil || attribute.objectKey != nil) && !gathers {
+                    problems.append(.init(line: attribute.line, message: "\(where_): `items` and `object` need a source with [*]"))
+                }
+                if let items = attribute.items, ![.string, .integer, .double, .float, .decimal, .boolean].contains(items) {
+                    problems.append(.init(line: attribute.line, message: "\(where_): `items` is string, integer, double, decimal or boolean"))
+                }
+                for path in [attribute.objectKey, attribute.objectValue].compactMap({ $0 }) {
+                    if case .failure(let problem) = FieldPath.parse(path, kind: kind) {
+                        problems.append(.init(line: attribute.line, message: "\(where_): object: \(problem)"))
+                    }
                 }
                 for pattern in attribute.formats where DatePattern(pattern) == nil {
                     problems.append(.init(line: attribute.line, message: "\(where_): the date format `\(pattern)` needs a year (y), month (M) and day (d)"))

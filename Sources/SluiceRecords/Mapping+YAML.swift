@@ -134,6 +134,14 @@ private struct MappingReader {
                 if Self.isNull(value) { continue }
                 attribute.defaultValue = value.scalar?.string
                 if attribute.defaultValue == nil { problem(value, "\(context): `default` must be a scalar") }
+            case "items": attribute.items = type(value.string ?? "", value, context)
+            case "object":
+                guard let pair = value.mapping, let key = pair["key"]?.string, let member = pair["value"]?.string, pair.count == 2 else {
+                    problem(value, "\(context): `object` is {key: PATH, value: PATH}")
+                    continue
+                }
+                attribute.objectKey = key
+                attribute.objectValue = member
             case "formats": attribute.formats = strings(value, "\(context): `formats`")
             case "epoch":
                 if let unit = EpochUnit(rawValue: value.string ?? "") {
@@ -149,7 +157,7 @@ private struct MappingReader {
                     problem(value, "\(context): `invalid` is `error` or `null`, not `\(policy)`")
                 }
             default:
-                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected type, source, default, invalid, formats, epoch)")
+                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected type, source, default, invalid, formats, epoch, items, object)")
             }
         }
         return attribute

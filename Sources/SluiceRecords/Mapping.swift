@@ -78,6 +78,16 @@ public struct AttributeMapping: Sendable, Equatable {
     public var formats: [String] = []
     /// How numbers count time in a date attribute.
     public var epoch: EpochUnit = .seconds
+    /// For a gathering source (`nd[*]/@ref`): the type of each element of
+    /// the JSON array (string, integer, double, boolean); `nil` keeps each
+    /// value's JSON form.
+    public var items: AttributeType?
+    /// For a gathering source: build a JSON object instead of an array, with
+    /// member names from `objectKey` and values from `objectValue`, both
+    /// paths relative to each gathered node (OSM tags: `@k`, `@v`).
+    public var objectKey: String?
+    /// See ``objectKey``.
+    public var objectValue: String?
     /// Line of the attribute in the mapping file, for messages.
     public var line: Int?
 

@@ -74,7 +74,13 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
         case attribute([UInt8])
         /// The n-th element of an array (0-based).
         case index(Int)
+        /// Every child element (XML) or array element (JSON) of this name:
+        /// the path then gathers all matches (`nd[*]/@ref`, `tags[*]`).
+        case each([UInt8])
     }
+
+    /// Whether the path gathers several values (it has a `[*]` step).
+    public var gathers: Bool { steps.contains { if case .each = $0 { return true } else { return false } } }
 
     /// The steps from the record's root.
     public let steps: [Step]
@@ -97,6 +103,8 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
                     steps.append(.attribute(Array(part.dropFirst().utf8)))
                 } else if part.isEmpty {
                     return .failure(PathProblem("XML source \"\(text)\" has an empty step"))
+                } else if part.hasSuffix("[*]") && part.count > 3 {
+                    steps.append(.each(Array(part.dropLast(3).utf8)))
                 } else {
                     steps.append(.child(Array(part.utf8)))
                 }
@@ -104,7 +112,14 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
         case .json:
             var rest = Substring(text)
             while !rest.isEmpty {
-                if rest.hasPrefix("[") {
+                if rest.hasPrefix("[*]") {
+                    guard case .child(let name) = steps.popLast() else {
+                        return .failure(PathProblem("JSON source \"\(text)\": [*] must follow a key"))
+                    }
+                    steps.append(.each(name))
+                    rest = rest.dropFirst(3)
+                    if rest.hasPrefix(".") { rest = rest.dropFirst() }
+                } else if rest.hasPrefix("[") {
                     guard let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
                         index >= 0
                     else { return .failure(PathProblem("JSON source \"\(text)\" has a malformed [index]")) }
@@ -122,6 +137,9 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
                     }
                 }
             }
+        }
+        if steps.filter({ if case .each = $0 { return true } else { return false } }).count > 1 {
+            return .failure(PathProblem("source \"\(text)\" may have one [*] step"))
         }
         return .success(FieldPath(steps: steps, description: text))
     }

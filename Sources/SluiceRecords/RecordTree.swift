@@ -175,8 +175,40 @@ public struct RecordTree: Sendable {
     /// no such field. O(children visited).
     public func resolve(_ path: FieldPath) -> Int32? {
         guard !nodes.isEmpty else { return nil }
-        var node: Int32 = 0
-        for step in path.steps {
+        return resolve(path.steps[...], from: 0)
+    }
+
+    /// Every node a gathering path (one with a `[*]` step) leads to, in
+    /// document order; `nil` when the field before `[*]` is absent.
+    public func resolveAll(_ path: FieldPath) -> [Int32]? {
+        guard !nodes.isEmpty, let split = path.steps.firstIndex(where: { if case .each = $0 { return true } else { return false } }),
+            case .each(let name) = path.steps[split], let parent = resolve(path.steps[..<split], from: 0)
+        else { return nil }
+        let rest = path.steps[(split + 1)...]
+        var found: [Int32] = []
+        let candidates: [Int32]
+        if nodes[Int(parent)].kind == .element {
+            candidates = children(parent).filter { nodes[Int($0)].kind == .element && nameEquals($0, name) }
+        } else {
+            let array = children(parent).first { nodes[Int($0)].kind != .attribute && nameEquals($0, name) }
+            guard let array else { return nil }
+            if nodes[Int(array)].kind != .array { return [] }
+            candidates = Array(children(array))
+        }
+        for candidate in candidates {
+            if let node = resolve(rest, from: candidate) { found.append(node) }
+        }
+        return found
+    }
+
+    /// The node `path` leads to from `node` (a path relative to it).
+    public func resolve(_ path: FieldPath, from node: Int32) -> Int32? {
+        resolve(path.steps[...], from: node)
+    }
+
+    private func resolve(_ steps: ArraySlice<FieldPath.Step>, from start: Int32) -> Int32? {
+        var node = start
+        for step in steps {
             var found: Int32?
             switch step {
             case .child(let name):
@@ -198,6 +230,8 @@ public struct RecordTree: Sendable {
                     }
                     position += 1
                 }
+            case .each:
+                return nil
             }
             guard let found else { return nil }
             node = found

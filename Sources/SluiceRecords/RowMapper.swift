@@ -31,6 +31,9 @@ public final class EntityMapper: RowMapper {
         var rule: ValueRule
         var sources: [FieldPath]
         var onInvalid: InvalidValuePolicy
+        /// For gathering sources: element type, and the object's key and value paths.
+        var items: AttributeType?
+        var object: (key: FieldPath, value: FieldPath)?
     }
 
     struct Filter {
@@ -72,9 +75,23 @@ public final class EntityMapper: RowMapper {
         arena.beginRow(ordinal: ordinal)
         for (column, attribute) in attributes.enumerated() {
             var node: Int32?
+            var gathered: [Int32]?
             for source in attribute.sources {
-                node = tree.resolve(source)
-                if node != nil { break }
+                if source.gathers { gathered = tree.resolveAll(source) } else { node = tree.resolve(source) }
+                if node != nil || gathered != nil { break }
+            }
+            if let gathered {
+                switch Gathering.json(tree, gathered, items: attribute.items, object: attribute.object) {
+                case .success(let text): arena.set(column, arena.text(text))
+                case .failure(let problem):
+                    if attribute.onInvalid == .null {
+                        arena.set(column, .null)
+                    } else {
+                        arena.abandonRow()
+                        throw RecordError(entity: schema.name, attribute: attribute.name, message: problem.description)
+                    }
+                }
+                continue
             }
             guard let node else { continue }
             if let handler = handlers[column] {

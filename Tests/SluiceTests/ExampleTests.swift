@@ -1,0 +1,79 @@
+import Foundation
+import Sluice
+import SluiceTestSupport
+import Testing
+
+/// Imports corpus files with an example mapping into a new store.
+func importExample(_ name: String, _ files: [String], format: InputFormat? = nil) throws -> (ImportReport, StoreReader) {
+    var options = ImportOptions()
+    options.format = format
+    let store = TestPaths.temporaryDirectory().appendingPathComponent("\(name).sqlite").path
+    let report = try Importer(mapping: example(name), store: store, options: options)
+        .runBlocking(inputs: files.map(TestPaths.corpus))
+    return (report, StoreReader(store))
+}
+
+@Suite(.serialized) struct ExampleTests {
+    @Test func openStreetMapWithTagsNodeListsAndMembers() throws {
+        let (report, store) = try importExample("osm", ["osm/liechtenstein-2013-08-03.osm.bz2"], format: .xml)
+        #expect(report[entity: "Node"]?.inserted == 65_733)
+        #expect(report[entity: "Way"]?.inserted == 7_121)
+        #expect(report[entity: "Relation"]?.inserted == 113)
+        #expect(store.value("SELECT sum(json_array_length(nodes)) FROM Way") == "74163")
+        #expect(store.value("SELECT sum(json_array_length(members)) FROM Relation") == "8624")
+        let tags = ["Node", "Way", "Relation"].map { Int(store.value("SELECT sum((SELECT count(*) FROM json_each(tags))) FROM \($0)") ?? "") ?? 0 }
+        #expect(tags.reduce(0, +) == 19_393)
+        #expect(store.value("SELECT json_type(nodes, '$[0]') FROM Way LIMIT 1") == "integer")
+    }
+
+    @Test func openStreetMapAPIResponse() throws {
+        let (report, store) = try importExample("osm", ["osm/winthrop.osm"])
+        #expect(report[entity: "Node"]?.inserted == 1_525)
+        #expect(report[entity: "Way"]?.inserted == 98)
+        #expect(report[entity: "Relation"]?.inserted == 2)
+        #expect(store.value("SELECT sum(json_array_length(nodes)) FROM Way") == "1634")
+        #expect(store.value("SELECT count(*) FROM Node WHERE visible = 1") == "1525")
+    }
+
+    @Test func mediaWikiPagesWithRevisionAndContributor() throws {
+        let (report, store) = try importExample(
+            "mediawiki", ["mediawiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"], format: .xml)
+        #expect(report[entity: "Page"]?.inserted == 206)
+        #expect(store.value("SELECT count(*) FROM Page WHERE redirect IS NOT NULL") == "100")
+        #expect(store.value("SELECT count(*) FROM Page WHERE contributor_ip IS NOT NULL") == "15")
+        #expect(store.value("SELECT count(*) FROM Page WHERE contributor_name IS NOT NULL") == "191")
+        #expect(store.value("SELECT count(*) FROM Page WHERE comment IS NOT NULL") == "188")
+        #expect(store.value("SELECT sum(length(text)) > 5000000 FROM Page") == "1")
+    }
+
+    @Test func mediaWikiUTF16AndTableMarkupDumps() throws {
+        let (report, store) = try importExample("mediawiki", [
+            "mediawiki/bgwiki-latest-pages-articles-shortened.xml.bz2", "mediawiki/enwiki-table-markup.xml.bz2",
+        ], format: .xml)
+        #expect(report[entity: "Page"]?.inserted == 3 + 5)
+        #expect(store.value("SELECT count(*) FROM Page WHERE title GLOB '*[А-я]*'") == "3")
+    }
+
+    @Test func mediaWikiSmallExport() throws {
+        let (report, store) = try importExample("mediawiki", ["mediawiki/dump.xml"])
+        #expect(report[entity: "Page"]?.inserted == 2)
+        #expect(store.value("SELECT count(*) FROM Page WHERE revision_id IS NOT NULL") == "2")
+    }
+
+    @Test func overpassElementsByTypeAndId() throws {
+        let (report, store) = try importExample("overpass", ["json/overpass-response-2.json.gz"], format: .json)
+        #expect(report[entity: "Element"]?.inserted == 8_237 + 618 + 2)
+        #expect(store.rows("SELECT type, count(*) FROM Element GROUP BY type ORDER BY type")
+            == [["node", "8237"], ["relation", "2"], ["way", "618"]])
+        #expect(store.value("SELECT count(*) FROM Element WHERE type = 'way' AND json_array_length(nodes) > 1") == "618")
+        #expect(store.value("SELECT max(id) > 2147483647 FROM Element") == "1")
+        let (smaller, _) = try importExample("overpass", ["json/overpass-response-3.json.gz"], format: .json)
+        #expect(smaller[entity: "Element"]?.inserted == 1_941 + 534)
+    }
+
+    @Test func jenkinsJobsUnderANestedArray() throws {
+        let (report, store) = try importExample("jenkins", ["json/apache_builds.json"])
+        #expect(report[entity: "Job"]?.inserted == 875)
+        #expect(store.count("Job") == 875)
+    }
+}
