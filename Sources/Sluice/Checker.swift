@@ -25,7 +25,7 @@ public enum Checker {
         var bytes: Int64 = 0
         func start(_ format: InputFormat) -> DocumentParser {
             DocumentParser(
-                format: format, assembler: assembler, name: path, compressed: source.compression != .none,
+                format: format, handler: assembler, name: path, compressed: source.compression != .none,
                 multipleValues: format == .jsonl, limits: limits)
         }
         if let known = format ?? InputFormat.guess(fromName: path) { parser = start(known) }
@@ -35,8 +35,7 @@ public enum Checker {
             if count == 0 { break }
             let piece = UnsafeRawBufferPointer(rebasing: chunk[..<count])
             if parser == nil {
-                let first = piece.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF, 0x00].contains($0) }
-                parser = start(first == UInt8(ascii: "<") ? .xml : .jsonl)
+                parser = start(InputFormat.sniff(piece))
             }
             do { try parser?.feed(piece) } catch { throw .parse(error) }
             bytes += Int64(count)

@@ -1,5 +1,5 @@
 /// The parser for one input: libxml2 for XML, yajl for JSON and JSON Lines,
-/// both feeding the same record assembler.
+/// both feeding the same handler (the record assembler, or inference).
 struct DocumentParser {
     private let xml: XMLPushParser?
     private let json: JSONPushParser?
@@ -7,16 +7,17 @@ struct DocumentParser {
     /// A parser of `format` for the input called `name`; JSON accepts several
     /// top-level values when `multipleValues`.
     init(
-        format: InputFormat, assembler: RecordAssembler, name: String, compressed: Bool, multipleValues: Bool,
+        format: InputFormat, handler: XMLEventHandler & JSONEventHandler, name: String, compressed: Bool,
+        multipleValues: Bool,
         limits: RecordLimits
     ) {
         if format == .xml {
-            xml = XMLPushParser(handler: assembler, name: name, decompressed: compressed)
+            xml = XMLPushParser(handler: handler, name: name, decompressed: compressed)
             json = nil
         } else {
             xml = nil
             json = JSONPushParser(
-                handler: assembler, name: name, multipleValues: multipleValues, decompressed: compressed,
+                handler: handler, name: name, multipleValues: multipleValues, decompressed: compressed,
                 maxTokenBytes: limits.maxFieldBytes)
         }
     }

@@ -89,7 +89,7 @@ final class ImportPipeline {
         let assembler = RecordAssembler(routes: compiled.routes, sink: batcher, limits: options.limits)
         let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
         let parser = DocumentParser(
-            format: format, assembler: assembler, name: name, compressed: compressed, multipleValues: multiple,
+            format: format, handler: assembler, name: name, compressed: compressed, multipleValues: multiple,
             limits: options.limits)
         input = (name, assembler, parser)
         inputBytes = 0

@@ -20,4 +20,12 @@ public enum InputFormat: String, Sendable, CaseIterable {
         default: return nil
         }
     }
+
+    /// The format the first bytes of an input suggest: XML when the first
+    /// character past white space and byte order marks is `<`, else JSON
+    /// Lines (which also reads a single JSON value).
+    public static func sniff(_ bytes: UnsafeRawBufferPointer) -> InputFormat {
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF, 0x00].contains($0) }
+        return first == UInt8(ascii: "<") ? .xml : .jsonl
+    }
 }

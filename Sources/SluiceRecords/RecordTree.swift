@@ -117,16 +117,27 @@ public struct RecordTree: Sendable {
         current = nodes[Int(current)].parent
     }
 
-    /// Appends text to the current XML element's value.
+    /// Appends text to the current XML element's value. White space between
+    /// child elements is dropped (it is layout, not data); text that resumes
+    /// after a child is moved to the end of the buffer once so the value
+    /// stays contiguous. The record-size limit bounds what mixed content can
+    /// cost.
     public mutating func appendText(_ text: ByteSpan) {
         guard current >= 0 else { return }
         let index = Int(current)
         let node = nodes[index]
+        let hasChildElements = node.lastChild >= 0 && nodes[Int(node.lastChild)].kind == .element
+        if hasChildElements && text.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return }
         if node.valueLength > 0 && Int(node.valueStart + node.valueLength) != bytes.count {
-            // Text resumes after a child: move the value to the end first.
             let start = Int(node.valueStart)
-            bytes.append(contentsOf: bytes[start..<(start + Int(node.valueLength))])
-            nodes[index].valueStart = Int32(bytes.count) - node.valueLength
+            let old = bytes[start..<(start + Int(node.valueLength))]
+            if old.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                nodes[index].valueStart = Int32(bytes.count)
+                nodes[index].valueLength = 0
+            } else {
+                bytes.append(contentsOf: old)
+                nodes[index].valueStart = Int32(bytes.count) - node.valueLength
+            }
         } else if node.valueLength == 0 {
             nodes[index].valueStart = Int32(bytes.count)
         }
