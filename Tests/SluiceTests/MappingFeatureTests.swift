@@ -150,3 +150,40 @@ struct Twin {
         }
     }
 }
+
+@Suite struct MappingFeatureTwinTests {
+    @Test func failoverSourcesDatesAndEpochs() throws {
+        let twin = Twin(
+            xmlYAML: """
+                entities: {E: {records: /r/row, key: id, attributes: {id: integer, name: {source: ["@nick", "@name", "fullname"]},
+                               when: {type: date, formats: ["dd.MM.yyyy HH:mm", "MMM d, yyyy"]}, at: {type: date, epoch: auto}}}}
+                """,
+            xml: #"<r><row id="1" name="a" when="05.08.2011 01:56" at="1388349427543"/><row id="2" when="Aug 5, 2011" at="1388349428"><fullname>b</fullname></row></r>"#,
+            jsonYAML: """
+                entities: {E: {records: $, key: id, attributes: {id: integer, name: {source: [nick, name, "full.name"]},
+                               when: {type: date, formats: ["dd.MM.yyyy HH:mm", "MMM d, yyyy"]}, at: {type: date, epoch: auto}}}}
+                """,
+            json: """
+                {"id": 1, "name": "a", "when": "05.08.2011 01:56", "at": 1388349427543}
+                {"id": 2, "full": {"name": "b"}, "when": "Aug 5, 2011", "at": 1388349428}
+                """)
+        for (_, rows) in try twin.run("SELECT id, name, \"when\", at FROM E ORDER BY id") {
+            #expect(rows == [
+                ["1", "a", "2011-08-05 01:56:00", "2013-12-29 20:37:07.543"],
+                ["2", "b", "2011-08-05 00:00:00", "2013-12-29 20:37:08"],
+            ])
+        }
+    }
+
+    @Test func hooksOnXMLRecords() throws {
+        let store = newStore()
+        let hooks = ["E": EntityHooks(
+            shouldImport: { $0.text(at: "@skip") == nil },
+            valueHandlers: ["name": { raw in raw.text.map { .text($0.uppercased()) } }])]
+        let report = try importText(
+            "entities: {E: {records: /r/row, key: id, attributes: {id: integer, name: string}}}", "h.xml",
+            #"<r><row id="1" name="ann"/><row id="2" name="bob" skip="yes"/></r>"#, store: store, hooks: hooks)
+        #expect(report[entity: "E"]?.skipped == 1)
+        #expect(StoreReader(store).rows("SELECT id, name FROM E") == [["1", "ANN"]])
+    }
+}
