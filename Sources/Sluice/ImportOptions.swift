@@ -11,6 +11,9 @@ public struct ImportOptions: Sendable, Equatable {
     /// The input syntax; `nil` guesses it from each input's name, then from
     /// the mapping's record paths.
     public var format: InputFormat?
+    /// Let delete-missing empty an entity of which the run saw no record at
+    /// all (by default such an entity is left alone and a warning given).
+    public var allowEmptyDelete = false
 
     /// The defaults.
     public init() {}
@@ -38,12 +41,44 @@ public struct ImportReport: Sendable, Equatable {
     public var seconds: Double
     /// Counts per entity, in mapping order.
     public var entities: [(name: String, counts: EntityCounts)]
+    /// Things the user should know that did not stop the run (for example an
+    /// entity delete-missing left alone because the run saw none of it).
+    public var warnings: [String] = []
 
     /// Reports are equal when every count and figure is.
     public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
         lhs.records == rhs.records && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
             && lhs.entities.map(\.name) == rhs.entities.map(\.name)
             && lhs.entities.map(\.counts) == rhs.entities.map(\.counts)
+    }
+
+    /// `{"records": N, "bytes": N, "seconds": S, "entities": {"Post":
+    /// {"inserted": N, "updated": N, "unchanged": N, "deleted": N, "skipped": N}}}`.
+    public var json: String {
+        let entities = self.entities.map { name, counts in
+            "\(Self.quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
+                + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted), \"skipped\": \(counts.skipped)}"
+        }
+        let millis = Int((seconds * 1000).rounded())
+        let fraction = String(millis % 1000)
+        let secondsText = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        return "{\"records\": \(records), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
+            + "\"entities\": {\(entities.joined(separator: ", "))}}"
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// The counts of the entity called `name`.

@@ -17,6 +17,8 @@ final class ImportPipeline {
     private let progress: (@Sendable (ImportProgress) -> Void)?
     private var storeWorker: Worker?
     let cancelled = Flag()
+    private let runID: Int64
+    private var runRecorded = false
 
     // Owned by the store thread until it is joined.
     private var storeFailure: StoreError?
@@ -32,7 +34,7 @@ final class ImportPipeline {
     private let expectedBytes: Int64?
 
     init(
-        compiled: CompiledMapping, storePath: String, options: ImportOptions, expectedBytes: Int64?,
+        compiled: CompiledMapping, storePath: String, options: ImportOptions, inputs: [String], expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws(ImportError) {
         self.compiled = compiled
@@ -42,6 +44,8 @@ final class ImportPipeline {
         do {
             store = try SQLiteStore(path: storePath, options: options.store)
             try store.prepare(compiled.mappers.map(\.schema))
+            runID = try store.beginRun(inputs: inputs)
+            try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: false)
         } catch {
             throw .store(error)
         }
@@ -126,18 +130,66 @@ final class ImportPipeline {
         self.input = nil
     }
 
-    /// Waits for the store to commit everything queued and reports.
+    /// Waits for the store to commit everything queued, runs delete-missing
+    /// (every input was read completely and without error), records the run
+    /// as completed and reports.
     func finish() throws(ImportError) -> ImportReport {
         queue.close()
         storeWorker?.join()
         storeWorker = nil
-        if let storeFailure { throw storeFailure.code == SQLITE_INTERRUPT && cancelled.isSet ? .cancelled : .store(storeFailure) }
-        if cancelled.isSet { throw .cancelled }
+        if let storeFailure {
+            let error: ImportError = storeFailure.code == SQLITE_INTERRUPT && cancelled.isSet ? .cancelled : .store(storeFailure)
+            record(failure: error)
+            throw error
+        }
+        if cancelled.isSet {
+            record(failure: .cancelled)
+            throw .cancelled
+        }
+        var warnings: [String] = []
+        do {
+            for (entity, mapper) in compiled.mappers.enumerated()
+            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
+                // Rows the store received (filtered-out records do not count).
+                let seen = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
+                if seen == 0 && !options.allowEmptyDelete {
+                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
+                    continue
+                }
+                counts[entity].deleted += try store.deleteMissing(mapper.schema)
+            }
+        } catch {
+            record(failure: .store(error))
+            throw .store(error)
+        }
         for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
+        var report = makeReport()
+        report.warnings = warnings
+        do {
+            runRecorded = true
+            try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil)
+        } catch {
+            throw .store(error)
+        }
+        return report
+    }
+
+    private func makeReport() -> ImportReport {
         let names = compiled.mappers.map(\.schema.name)
         return ImportReport(
-            records: recordsBefore, bytes: rawBefore, seconds: ImportPipeline.now() - startTime,
+            records: recordsBefore + (input?.assembler.recordCount ?? 0), bytes: rawBefore + rawCurrent,
+            seconds: ImportPipeline.now() - startTime,
             entities: Array(zip(names, counts)).map { (name: $0.0, counts: $0.1) })
+    }
+
+    /// Records a failed (or cancelled) run in the ledger; a failure to write
+    /// the ledger is not allowed to hide the original error.
+    func record(failure: ImportError) {
+        guard !runRecorded else { return }
+        runRecorded = true
+        let status: String
+        if case .cancelled = failure { status = "cancelled" } else { status = "failed" }
+        _ = try? store.finishRun(runID, status: status, records: makeReport().records, counts: makeReport().json, error: "\(failure)")
     }
 
     /// Stops: pending groups are dropped, the batch being applied rolls back.

@@ -91,7 +91,7 @@ public struct Importer: Sendable {
     public func startPush(name: String, format: InputFormat) throws(ImportError) -> PushImport {
         let compiled = try compile(for: format)
         let pipeline = try ImportPipeline(
-            compiled: compiled, storePath: storePath, options: options, expectedBytes: nil, progress: nil)
+            compiled: compiled, storePath: storePath, options: options, inputs: [name], expectedBytes: nil, progress: nil)
         try pipeline.beginInput(name: name, format: format, compressed: false)
         return PushImport(pipeline: pipeline)
     }
@@ -122,7 +122,8 @@ public struct Importer: Sendable {
         let sizes = sources.map(\.source.totalBytes)
         let expected = sizes.contains(nil) ? nil : sizes.reduce(0) { $0 + ($1 ?? 0) }
         let pipeline = try ImportPipeline(
-            compiled: compiled, storePath: storePath, options: options, expectedBytes: expected, progress: progress)
+            compiled: compiled, storePath: storePath, options: options, inputs: inputs, expectedBytes: expected,
+            progress: progress)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(options.chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }
         do throws(ImportError) {
@@ -142,6 +143,7 @@ public struct Importer: Sendable {
             if case .cancelled = error { pipeline.cancel() }
             // What was parsed before the error is still committed.
             _ = pipeline.drain()
+            pipeline.record(failure: error)
             throw error
         }
     }

@@ -24,6 +24,7 @@ public final class PushImport {
         } catch {
             finished = true
             _ = pipeline.drain()
+            pipeline.record(failure: error)
             throw error
         }
     }
@@ -48,6 +49,7 @@ public final class PushImport {
             try pipeline.endInput()
         } catch {
             _ = pipeline.drain()
+            pipeline.record(failure: error)
             throw error
         }
         return try pipeline.finish()

@@ -32,6 +32,15 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The input syntax: xml, json or jsonl (default: from each file name).")
     var format: InputFormat?
 
+    @Option(help: "How rows are written, for entities whose mapping sets no mode: upsert, insert-only, update-only, replace.")
+    var mode: WriteMode = .upsert
+
+    @Flag(help: "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out).")
+    var deleteMissing = false
+
+    @Flag(help: "Let --delete-missing empty an entity of which the run saw no record.")
+    var allowEmptyDelete = false
+
     @Option(help: "Write the counts as JSON to this file.")
     var statsJson: String?
 
@@ -79,6 +88,9 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         var options = ImportOptions()
         options.format = format
+        options.store.mode = mode
+        options.store.deleteMissing = deleteMissing
+        options.allowEmptyDelete = allowEmptyDelete
         options.chunkSize = chunkSize
         options.batch.maxRows = batchRows
         options.batch.maxBytes = batchBytes
@@ -116,3 +128,5 @@ struct ImportCommand: ParsableCommand {
         return try Importer(mapping: loaded, store: into, options: options)
     }
 }
+
+extension WriteMode: ExpressibleByArgument {}

@@ -12,7 +12,7 @@ struct SluiceCommand: ParsableCommand {
         commandName: "sluice",
         abstract: "Keep a SQLite store in step with a huge XML or JSON dump, streaming.",
         version: "0.1.0",
-        subcommands: [ImportCommand.self, CheckCommand.self, InferCommand.self])
+        subcommands: [ImportCommand.self, CheckCommand.self, InferCommand.self, StatusCommand.self])
 }
 
 /// Exit codes, as in sysexits.h.

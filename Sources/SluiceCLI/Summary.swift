@@ -17,23 +17,14 @@ enum Summary {
                 name.padding(width) + "  " + [counts.inserted, counts.updated, counts.unchanged, counts.deleted, counts.skipped]
                     .map { String($0).leftPadding(9) }.joined(separator: " "))
         }
+        lines += report.warnings.map { "warning: " + $0 }
         return lines.joined(separator: "\n")
     }
 
-    /// `{"records": N, "bytes": N, "seconds": S, "entities": {...}}`.
-    static func json(_ report: ImportReport) -> String {
-        let entities = report.entities.map { name, counts in
-            "\(quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
-                + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted), \"skipped\": \(counts.skipped)}"
-        }
-        return "{\"records\": \(report.records), \"bytes\": \(report.bytes), \"seconds\": \(format(report.seconds)), "
-            + "\"entities\": {\(entities.joined(separator: ", "))}}\n"
-    }
-
-    /// Writes ``json(_:)`` to `path`.
+    /// Writes the report's JSON to `path`.
     static func writeJSON(_ report: ImportReport, to path: String) throws(StatsError) {
         guard let file = fopen(path, "w") else { throw StatsError(reason: String(cString: strerror(errno))) }
-        let text = json(report)
+        let text = report.json + "\n"
         let written = fputs(text, file)
         let closed = fclose(file)
         if written < 0 || closed != 0 { throw StatsError(reason: String(cString: strerror(errno))) }
@@ -49,19 +40,6 @@ enum Summary {
         let millis = Int((seconds * 1000).rounded())
         let fraction = String(millis % 1000)
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
-
-    private static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += "\\u" + String(scalar.value, radix: 16).leftPadding(4, "0")
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -92,8 +92,17 @@ public struct CompiledMapping {
         let filters = entity.filter.compactMap { condition in
             (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
         }
+        var schema = TableSchema(name: entity.name, columns: columns, keyColumns: keys)
+        schema.mode = entity.mode
+        schema.overwrite = entity.overwrite.map { names in
+            Set(names.compactMap { name in entity.attributes.firstIndex { $0.name == name } })
+        }
+        schema.deleteMissing = entity.deleteMissing
+        schema.deleteScope = entity.deleteScope.compactMap { condition in
+            entity.attributes.firstIndex { $0.name == condition.path }.map { ($0, condition.test) }
+        }
         return EntityMapper(
-            schema: TableSchema(name: entity.name, columns: columns, keyColumns: keys), attributes: attributes,
+            schema: schema, attributes: attributes,
             filters: filters, missingKey: entity.missingKey, kind: kind, hooks: hooks)
     }
 
@@ -193,6 +202,13 @@ public struct CompiledMapping {
             }
             if Set(entity.key).count != entity.key.count {
                 problems.append(.init(line: entity.line, message: "\(context): the key names an attribute twice"))
+            }
+            for name in (entity.overwrite ?? []) + entity.deleteScope.map(\.path)
+            where !entity.attributes.contains(where: { $0.name == name }) {
+                problems.append(.init(line: entity.line, message: "\(context): `\(name)` in overwrite or delete-scope is not one of its attributes"))
+            }
+            if entity.deleteMissing == true && entity.key.isEmpty {
+                problems.append(.init(line: entity.line, message: "\(context): delete-missing needs a key"))
             }
             for condition in entity.filter {
                 if case .failure(let problem) = FieldPath.parse(condition.path, kind: kind) {

@@ -96,6 +96,16 @@ private struct MappingReader {
                 }
             case "filter":
                 entity.filter = filter(value, "entity `\(name)`: `filter`")
+            case "mode":
+                if let mode = WriteMode(rawValue: value.string ?? "") {
+                    entity.mode = mode
+                } else {
+                    problem(value, "entity `\(name)`: `mode` is one of \(WriteMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+            case "overwrite": entity.overwrite = strings(value, "entity `\(name)`: `overwrite`")
+            case "delete-missing":
+                if let flag = value.bool { entity.deleteMissing = flag } else { problem(value, "entity `\(name)`: `delete-missing` is true or false") }
+            case "delete-scope": entity.deleteScope = filter(value, "entity `\(name)`: `delete-scope`")
             case "attributes":
                 guard let attributes = value.mapping else {
                     problem(value, "entity `\(name)`: `attributes` maps attribute names to types or settings")
@@ -105,7 +115,7 @@ private struct MappingReader {
                     entity.attributes.append(attribute(entity: name, attributeName, spec))
                 }
             default:
-                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, attributes)")
+                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, attributes)")
             }
         }
         if entity.records.isEmpty { problem(nameNode, "entity `\(name)` has no `records` path") }

@@ -42,6 +42,20 @@ public enum EpochUnit: String, Sendable {
     case auto
 }
 
+/// How an entity's rows are written.
+public enum WriteMode: String, Sendable, CaseIterable {
+    /// Insert new keys, update changed rows (the default).
+    case upsert
+    /// Insert new keys only; existing rows are never written ("add the new
+    /// recipes but keep the user's edits").
+    case insertOnly = "insert-only"
+    /// Update existing rows only; new keys are skipped.
+    case updateOnly = "update-only"
+    /// Like upsert, but an update replaces the whole row: fields the record
+    /// lacks take their default (or NULL) instead of keeping the stored value.
+    case replace
+}
+
 /// What to do with a record whose key is absent or null.
 public enum MissingKeyPolicy: String, Sendable {
     /// Stop the import with an error naming the record.
@@ -120,6 +134,17 @@ public struct EntityMapping: Sendable, Equatable {
     public var missingKey: MissingKeyPolicy = .error
     /// Records are imported only when every condition holds.
     public var filter: [FilterCondition] = []
+    /// How rows are written; `nil` takes the run's mode.
+    public var mode: WriteMode?
+    /// The attributes an update may change; the others are written on
+    /// insert only. `nil` lets updates change every attribute.
+    public var overwrite: [String]?
+    /// Whether a run with delete-missing removes this entity's stored rows
+    /// that the run did not see; `nil` follows the run.
+    public var deleteMissing: Bool?
+    /// Limits delete-missing to stored rows whose columns pass these
+    /// conditions (compared with the stored values as text).
+    public var deleteScope: [FilterCondition] = []
     /// The attributes, in column order.
     public var attributes: [AttributeMapping]
     /// Line of the entity in the mapping file, for messages.

@@ -33,10 +33,26 @@ public struct TableSchema: Sendable, Equatable {
     /// compound key, compared in this order) or none (every row is new).
     public var keyColumns: [Int]
 
+    /// How rows are written; `nil` takes the run's mode.
+    public var mode: WriteMode?
+    /// The columns an update may change; `nil` means all.
+    public var overwrite: Set<Int>?
+    /// Whether delete-missing applies; `nil` follows the run.
+    public var deleteMissing: Bool?
+    /// Stored-column conditions limiting delete-missing: column index and test.
+    public var deleteScope: [(column: Int, test: FilterCondition.Test)] = []
+
     /// Creates a table schema.
     public init(name: String, columns: [ColumnSchema], keyColumns: [Int]) {
         self.name = name
         self.columns = columns
         self.keyColumns = keyColumns
+    }
+
+    public static func == (lhs: TableSchema, rhs: TableSchema) -> Bool {
+        lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.keyColumns == rhs.keyColumns && lhs.mode == rhs.mode
+            && lhs.overwrite == rhs.overwrite && lhs.deleteMissing == rhs.deleteMissing
+            && lhs.deleteScope.map(\.column) == rhs.deleteScope.map(\.column)
+            && lhs.deleteScope.map(\.test) == rhs.deleteScope.map(\.test)
     }
 }

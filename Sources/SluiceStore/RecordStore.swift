@@ -21,6 +21,11 @@ public struct StoreOptions: Sendable, Equatable {
     /// Keys looked up by one execution of the lookup statement; a batch of up
     /// to this many rows costs one query.
     public var lookupKeys: Int = 10_000
+    /// The write mode of entities whose mapping sets none.
+    public var mode: WriteMode = .upsert
+    /// Whether entities whose mapping does not say otherwise track the keys a
+    /// run sees, so that ``SQLiteStore/deleteMissing(_:)`` can remove the rest.
+    public var deleteMissing = false
 
     /// The defaults: 8 MiB page cache, lookups of up to 10,000 keys.
     public init() {}

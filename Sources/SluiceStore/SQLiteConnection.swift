@@ -1,3 +1,4 @@
+import SluiceRecords
 import CSluiceSQLite3
 
 /// One SQLite connection with the few helpers the store needs. Not
@@ -6,11 +7,12 @@ final class SQLiteConnection {
     let path: String
     private(set) var handle: OpaquePointer?
 
-    /// Opens (creating if needed) the database at `path`.
-    init(path: String) throws(StoreError) {
+    /// Opens (creating if needed, unless `readOnly`) the database at `path`.
+    init(path: String, readOnly: Bool = false) throws(StoreError) {
         self.path = path
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         handle = db
         if code != SQLITE_OK {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -69,6 +71,16 @@ final class SQLiteConnection {
 /// `name` as an SQL identifier: in double quotes, inner quotes doubled.
 func quoted(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// A column default as an SQL literal (NULL when there is none).
+func sqlLiteral(_ value: DefaultValue?) -> String {
+    switch value {
+    case nil: return "NULL"
+    case .integer(let number): return "\(number)"
+    case .real(let number): return "\(number)"
+    case .text(let text): return literal(text)
+    }
 }
 
 /// `text` as an SQL string literal.

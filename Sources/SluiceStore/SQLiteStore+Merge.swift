@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// query, and marks each row new, changed or unchanged by walking the
     /// sorted rows and the sorted results side by side.
     func lookUp(
-        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState,
+        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState, _ mode: WriteMode,
         _ status: inout [RowStatus]
     ) throws(StoreError) {
         let schema = table.schema
@@ -54,7 +54,8 @@ extension SQLiteStore {
                 guard position < end else { break }
                 let row = order[position]
                 if compareKeys(rows, row, keys, bytes, statement) == 0 {
-                    status[position] = sameValues(rows, row, statement, schema.columns.count, keys, bytes) ? .unchanged : .changed
+                    let same = mode == .insertOnly || sameValues(rows, row, statement, schema, mode, bytes)
+                    status[position] = same ? .unchanged : .changed
                 }
             }
             start = end
@@ -63,18 +64,25 @@ extension SQLiteStore {
 
     /// Inserts the new rows and updates the changed ones, in key order.
     func write(
-        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState,
+        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState, _ mode: WriteMode,
         _ status: [RowStatus]
     ) throws(StoreError) {
         let schema = table.schema
-        for (position, row) in order.enumerated() where status[position] != .unchanged {
-            var mask = ColumnMask()
-            for column in 0..<schema.columns.count where rows[row, column] != .absent { mask.insert(column) }
+        for (position, row) in order.enumerated() where status[position] == .new || status[position] == .changed {
             let isInsert = status[position] == .new
-            let statement = try statementFor(table, mask, insert: isInsert)
+            var key = WriteKey(insert: isInsert, present: ColumnMask(), defaulted: ColumnMask())
+            for column in 0..<schema.columns.count {
+                let absent = rows[row, column] == .absent
+                if isInsert {
+                    if !absent { key.present.insert(column) }
+                } else if Self.isUpdatable(column, schema) {
+                    if !absent { key.present.insert(column) } else if mode == .replace { key.defaulted.insert(column) }
+                }
+            }
+            let statement = try statementFor(table, key)
             sqlite3_reset(statement)
             var parameter: Int32 = 1
-            for column in 0..<schema.columns.count where mask.contains(column) && (isInsert || !schema.keyColumns.contains(column)) {
+            for column in 0..<schema.columns.count where key.present.contains(column) {
                 bind(statement, parameter, rows[row, column], bytes)
                 parameter += 1
             }
@@ -91,22 +99,31 @@ extension SQLiteStore {
         }
     }
 
-    private func statementFor(_ table: TableState, _ mask: ColumnMask, insert: Bool) throws(StoreError) -> OpaquePointer {
-        if let cached = insert ? table.inserts[mask] : table.updates[mask] { return cached }
+    /// Whether an update may write `column`: not a key column, and listed in
+    /// the entity's `overwrite` when it has one.
+    static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
+        !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
+    }
+
+    private func statementFor(_ table: TableState, _ key: WriteKey) throws(StoreError) -> OpaquePointer {
+        if let cached = table.writes[key] { return cached }
         let schema = table.schema
-        let present = schema.columns.indices.filter { mask.contains($0) }
+        let present = schema.columns.indices.filter { key.present.contains($0) }
         let sql: String
-        if insert {
+        if key.insert {
             let names = present.map { quoted(schema.columns[$0].name) }
             let parameters = Array(repeating: "?", count: names.count).joined(separator: ", ")
             sql = "INSERT INTO \(quoted(schema.name)) (\(names.joined(separator: ", "))) VALUES (\(parameters))"
         } else {
-            let assignments = present.filter { !schema.keyColumns.contains($0) }.map { "\(quoted(schema.columns[$0].name)) = ?" }
+            var assignments = present.map { "\(quoted(schema.columns[$0].name)) = ?" }
+            for column in schema.columns.indices where key.defaulted.contains(column) {
+                assignments.append("\(quoted(schema.columns[column].name)) = \(sqlLiteral(schema.columns[column].defaultValue))")
+            }
             let condition = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) = ?" }.joined(separator: " AND ")
             sql = "UPDATE \(quoted(schema.name)) SET \(assignments.joined(separator: ", ")) WHERE \(condition)"
         }
         let statement = try connection.prepare(sql, "preparing writes to \(quoted(schema.name))")
-        if insert { table.inserts[mask] = statement } else { table.updates[mask] = statement }
+        table.writes[key] = statement
         return statement
     }
 
@@ -153,16 +170,29 @@ extension SQLiteStore {
         }
     }
 
-    /// Whether every present cell of `row` equals the stored column value.
+    /// Whether every cell an update would write equals the stored value: the
+    /// present updatable cells, and in replace mode the absent ones, compared
+    /// with their default.
     private func sameValues(
-        _ rows: RowArena, _ row: Int, _ statement: OpaquePointer?, _ columns: Int, _ keys: [Int],
+        _ rows: RowArena, _ row: Int, _ statement: OpaquePointer?, _ schema: TableSchema, _ mode: WriteMode,
         _ bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        for column in 0..<columns where !keys.contains(column) {
+        for column in 0..<schema.columns.count where Self.isUpdatable(column, schema) {
             let index = Int32(column)
             let type = sqlite3_column_type(statement, index)
             switch rows[row, column] {
-            case .absent: continue
+            case .absent:
+                guard mode == .replace else { continue }
+                switch schema.columns[column].defaultValue {
+                case nil: if type != SQLITE_NULL { return false }
+                case .integer(let value):
+                    if type != SQLITE_INTEGER || sqlite3_column_int64(statement, index) != value { return false }
+                case .real(let value):
+                    if type != SQLITE_FLOAT || sqlite3_column_double(statement, index) != value { return false }
+                case .text(let value):
+                    guard type == SQLITE_TEXT, let stored = sqlite3_column_text(statement, index) else { return false }
+                    if String(cString: stored) != value { return false }
+                }
             case .null: if type != SQLITE_NULL { return false }
             case .integer(let value):
                 if type != SQLITE_INTEGER || sqlite3_column_int64(statement, index) != value { return false }

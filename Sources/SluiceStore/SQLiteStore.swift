@@ -12,7 +12,7 @@ import SluiceRecords
 public final class SQLiteStore: RecordStore {
     let connection: SQLiteConnection
     let options: StoreOptions
-    private var tables: [String: TableState] = [:]
+    var tables: [String: TableState] = [:]
     private var checkpointStatement: OpaquePointer?
 
     /// Asked just before each commit; when it returns true the transaction
@@ -30,18 +30,18 @@ public final class SQLiteStore: RecordStore {
         var schema: TableSchema
         var lookup: OpaquePointer?
         var lookupColumns = 0
-        var inserts: [ColumnMask: OpaquePointer] = [:]
-        var updates: [ColumnMask: OpaquePointer] = [:]
+        var writes: [WriteKey: OpaquePointer] = [:]
+        var seen: OpaquePointer?
 
         init(schema: TableSchema) { self.schema = schema }
 
         func finalize() {
             sqlite3_finalize(lookup)
             lookup = nil
-            for statement in inserts.values { sqlite3_finalize(statement) }
-            for statement in updates.values { sqlite3_finalize(statement) }
-            inserts = [:]
-            updates = [:]
+            for statement in writes.values { sqlite3_finalize(statement) }
+            writes = [:]
+            sqlite3_finalize(seen)
+            seen = nil
         }
     }
 
@@ -184,9 +184,14 @@ public final class SQLiteStore: RecordStore {
         let keys = table.schema.keyColumns
         let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.lastOccurrences(rows, keyColumns: keys)
         var status = [RowStatus](repeating: .new, count: order.count)
+        let mode = table.schema.mode ?? options.mode
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-            if !keys.isEmpty { try lookUp(rows, order, bytes, table, &status) }
-            try write(rows, order, bytes, table, status)
+            if !keys.isEmpty { try lookUp(rows, order, bytes, table, mode, &status) }
+            if mode == .updateOnly {
+                for position in status.indices where status[position] == .new { status[position] = .skipped }
+            }
+            try write(rows, order, bytes, table, mode, status)
+            if table.schema.deleteMissing ?? options.deleteMissing { try markSeen(rows, order, bytes, table) }
         }
         var counts = EntityCounts()
         for state in status {
@@ -194,12 +199,21 @@ public final class SQLiteStore: RecordStore {
             case .new: counts.inserted += 1
             case .changed: counts.updated += 1
             case .unchanged: counts.unchanged += 1
+            case .skipped: counts.skipped += 1
             }
         }
         return counts
     }
 
-    enum RowStatus { case new, changed, unchanged }
+    enum RowStatus { case new, changed, unchanged, skipped }
+
+    /// Which cached INSERT or UPDATE a row needs: the columns it sets from
+    /// the batch and (replace mode) the columns it resets to their default.
+    struct WriteKey: Hashable {
+        var insert: Bool
+        var present: ColumnMask
+        var defaulted: ColumnMask
+    }
 
     /// Row indices sorted by key, keeping only the last occurrence of each key.
     static func lastOccurrences(_ rows: RowArena, keyColumns: [Int]) -> [Int] {

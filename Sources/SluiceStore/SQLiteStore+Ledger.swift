@@ -1,0 +1,112 @@
+import CSluiceSQLite3
+
+/// One import run as the store's ledger recorded it.
+public struct RunRecord: Sendable, Equatable {
+    /// The run's number in this store.
+    public var id: Int64
+    /// When it started and finished (UTC, `YYYY-MM-DD HH:MM:SS.SSS`).
+    public var started: String
+    /// `nil` while running, or when the process died.
+    public var finished: String?
+    /// `running`, `completed`, `failed`, `cancelled`, or `interrupted` (found
+    /// still running by a later run: the process died).
+    public var status: String
+    /// The inputs, as given.
+    public var inputs: String
+    /// Records read.
+    public var records: Int?
+    /// Counts per entity, as JSON.
+    public var counts: String?
+    /// The error and its location, for failed runs.
+    public var error: String?
+}
+
+/// What `sluice status` shows of a store.
+public struct StoreStatus: Sendable, Equatable {
+    /// The runs, newest first.
+    public var runs: [RunRecord]
+    /// The committed progress per input: records and bytes.
+    public var checkpoints: [(input: String, records: Int, bytes: Int64)]
+    /// The tables and their row counts.
+    public var tables: [(name: String, rows: Int)]
+
+    public static func == (lhs: StoreStatus, rhs: StoreStatus) -> Bool {
+        lhs.runs == rhs.runs && lhs.checkpoints.map(\.input) == rhs.checkpoints.map(\.input)
+            && lhs.tables.map(\.name) == rhs.tables.map(\.name) && lhs.tables.map(\.rows) == rhs.tables.map(\.rows)
+    }
+}
+
+/// The run ledger: a row per import run, written when it starts and when it
+/// ends, in the store itself.
+extension SQLiteStore {
+    private static let ledgerSchema = """
+        CREATE TABLE IF NOT EXISTS _sluice_runs (
+          id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, status TEXT NOT NULL,
+          inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT)
+        """
+    private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+
+    /// Records the start of a run; runs still marked running (their process
+    /// died) become `interrupted`. Returns the run's id.
+    public func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+        try connection.execute(Self.ledgerSchema, "creating the run ledger")
+        try connection.execute("UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running'", "updating the run ledger")
+        let statement = try connection.prepare(
+            "INSERT INTO _sluice_runs (started, status, inputs) VALUES (\(Self.now), 'running', ?)", "recording the run")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, inputs.joined(separator: "\n"), -1, sluice_sqlite_transient())
+        let code = sqlite3_step(statement)
+        if code != SQLITE_DONE { throw connection.error("recording the run", code) }
+        return sqlite3_last_insert_rowid(connection.handle)
+    }
+
+    /// Records the end of run `id`.
+    public func finishRun(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError) {
+        let statement = try connection.prepare(
+            "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
+            "recording the end of the run")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, status, -1, sluice_sqlite_transient())
+        sqlite3_bind_int64(statement, 2, Int64(records))
+        sqlite3_bind_text(statement, 3, counts, -1, sluice_sqlite_transient())
+        if let error { sqlite3_bind_text(statement, 4, error, -1, sluice_sqlite_transient()) } else { sqlite3_bind_null(statement, 4) }
+        sqlite3_bind_int64(statement, 5, id)
+        let code = sqlite3_step(statement)
+        if code != SQLITE_DONE { throw connection.error("recording the end of the run", code) }
+    }
+
+    /// Reads the ledger, the checkpoints and the tables of the store at
+    /// `path` without changing it.
+    public static func status(path: String) throws(StoreError) -> StoreStatus {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        var status = StoreStatus(runs: [], checkpoints: [], tables: [])
+        let names = try connection.strings(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_sluice_%' ORDER BY rowid",
+            column: 0, "listing tables")
+        for name in names {
+            let count = try connection.strings("SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
+            status.tables.append((name, Int(count.first ?? "") ?? 0))
+        }
+        let hasLedger = try !connection.strings(
+            "SELECT name FROM sqlite_schema WHERE name = '_sluice_runs'", column: 0, "reading the ledger").isEmpty
+        if hasLedger {
+            let statement = try connection.prepare(
+                "SELECT id, started, finished, status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
+                "reading the ledger")
+            defer { sqlite3_finalize(statement) }
+            func text(_ column: Int32) -> String? { sqlite3_column_text(statement, column).map { String(cString: $0) } }
+            while sqlite3_step(statement) == SQLITE_ROW {
+                status.runs.append(RunRecord(
+                    id: sqlite3_column_int64(statement, 0), started: text(1) ?? "", finished: text(2), status: text(3) ?? "",
+                    inputs: text(4) ?? "", records: text(5).flatMap { Int($0) }, counts: text(6), error: text(7)))
+            }
+        }
+        let inputs = try connection.strings("SELECT input FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
+        let records = try connection.strings("SELECT records FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
+        let bytes = try connection.strings("SELECT bytes FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
+        for index in inputs.indices {
+            status.checkpoints.append((inputs[index], Int(records[index]) ?? 0, Int64(bytes[index]) ?? 0))
+        }
+        return status
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Sluice
+import SluiceTestSupport
+import Testing
+
+/// Imports JSON Lines text with `yaml` and `options` into `store`.
+@discardableResult
+func sync(_ yaml: String, _ text: String, store: String, options: ImportOptions = ImportOptions(), name: String = "in.jsonl") throws -> ImportReport {
+    try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [TestPaths.file(name, text)])
+}
+
+func lines(_ ids: some Sequence<Int>, _ name: (Int) -> String = { "n\($0)" }) -> String {
+    ids.map { "{\"id\": \($0), \"name\": \"\(name($0))\", \"note\": \"x\"}" }.joined(separator: "\n")
+}
+
+@Suite struct WriteModeTests {
+    let base = "entities: {E: {records: $, key: id, attributes: {id: integer, name: string, note: {type: string, default: d}}}}"
+
+    func withMode(_ mode: String) -> String {
+        "entities: {E: {records: $, key: id, mode: \(mode), attributes: {id: integer, name: string, note: {type: string, default: d}}}}"
+    }
+
+    @Test func insertOnlyKeepsEditsAndAddsNewKeys() throws {
+        let store = newStore()
+        try sync(base, lines(1...3), store: store)
+        let report = try sync(withMode("insert-only"), lines(2...5) { "changed\($0)" }, store: store)
+        #expect(report[entity: "E"]?.inserted == 2)
+        #expect(report[entity: "E"]?.updated == 0)
+        #expect(StoreReader(store).rows("SELECT name FROM E ORDER BY id").map { $0[0] } == ["n1", "n2", "n3", "changed4", "changed5"])
+    }
+
+    @Test func updateOnlySkipsNewKeys() throws {
+        let store = newStore()
+        try sync(base, lines(1...3), store: store)
+        let report = try sync(withMode("update-only"), lines(2...5) { "changed\($0)" }, store: store)
+        #expect(report[entity: "E"]?.updated == 2)
+        #expect(report[entity: "E"]?.skipped == 2)
+        #expect(StoreReader(store).rows("SELECT name FROM E ORDER BY id").map { $0[0] } == ["n1", "changed2", "changed3"])
+    }
+
+    @Test func replaceResetsAbsentFieldsToTheirDefault() throws {
+        let store = newStore()
+        try sync(base, "{\"id\": 1, \"name\": \"a\", \"note\": \"kept?\"}", store: store)
+        var report = try sync(withMode("replace"), "{\"id\": 1, \"name\": \"a\"}", store: store)
+        #expect(report[entity: "E"]?.updated == 1)
+        #expect(StoreReader(store).rows("SELECT name, note FROM E") == [["a", "d"]])
+        report = try sync(withMode("replace"), "{\"id\": 1, \"name\": \"a\"}", store: store)
+        #expect(report[entity: "E"]?.unchanged == 1)
+    }
+
+    @Test func runModeAppliesWhereTheMappingSetsNone() throws {
+        let store = newStore()
+        try sync(base, lines(1...2), store: store)
+        var options = ImportOptions()
+        options.store.mode = .insertOnly
+        let report = try sync(base, lines(1...3) { "x\($0)" }, store: store, options: options)
+        #expect(report[entity: "E"]?.inserted == 1 && report[entity: "E"]?.unchanged == 2)
+    }
+
+    @Test func overwriteListsWhatAnUpdateMayChange() throws {
+        let store = newStore()
+        let yaml = "entities: {E: {records: $, key: id, overwrite: [name], attributes: {id: integer, name: string, note: string}}}"
+        try sync(yaml, "{\"id\": 1, \"name\": \"a\", \"note\": \"first\"}", store: store)
+        var report = try sync(yaml, "{\"id\": 1, \"name\": \"b\", \"note\": \"second\"}", store: store)
+        #expect(report[entity: "E"]?.updated == 1)
+        report = try sync(yaml, "{\"id\": 1, \"name\": \"b\", \"note\": \"third\"}", store: store)
+        #expect(report[entity: "E"]?.unchanged == 1)
+        #expect(StoreReader(store).rows("SELECT name, note FROM E") == [["b", "first"]])
+    }
+}
+
+@Suite struct DeleteMissingTests {
+    let yaml = "entities: {E: {records: $, key: id, attributes: {id: integer, name: string, note: string}}}"
+
+    var deleting: ImportOptions {
+        var options = ImportOptions()
+        options.store.deleteMissing = true
+        options.batch.maxRows = 100
+        return options
+    }
+
+    @Test func removingTenPercentOfRecordsDeletesExactlyThose() throws {
+        let store = newStore()
+        try sync(yaml, lines(1...1_000), store: store)
+        let kept = (1...1_000).filter { $0 % 10 != 3 }
+        let report = try sync(yaml, lines(kept), store: store, options: deleting)
+        #expect(report[entity: "E"]?.deleted == 100)
+        #expect(report[entity: "E"]?.unchanged == 900)
+        let reader = StoreReader(store)
+        #expect(reader.count("E") == 900)
+        #expect(reader.value("SELECT count(*) FROM E WHERE id % 10 = 3") == "0")
+        #expect(reader.value("SELECT count(*) FROM sqlite_schema WHERE name LIKE '_sluice_seen_%'") == "0")
+    }
+
+    @Test func aTruncatedInputDeletesNothingAndFails() throws {
+        let store = newStore()
+        try sync(yaml, lines(1...1_000), store: store)
+        let cut = String(lines(1...1_000).prefix(20_000))
+        #expect(throws: ImportError.self) { try sync(yaml, cut, store: store, options: deleting) }
+        #expect(StoreReader(store).count("E") == 1_000)
+        let status = try Status.read(store: store)
+        #expect(status.runs.first?.status == "failed")
+        #expect(status.runs.first?.error?.contains("in.jsonl:") == true)
+    }
+
+    @Test func anEntityWithNoRecordsIsNotWipedUnlessAllowed() throws {
+        let two = """
+            entities:
+              E: {records: $, key: id, filter: {kind: {equals: e}}, attributes: {id: integer, kind: string}}
+              F: {records: $, key: id, filter: {kind: {equals: f}}, attributes: {id: integer, kind: string}}
+            """
+        let store = newStore()
+        try sync(two, "{\"id\": 1, \"kind\": \"e\"}\n{\"id\": 2, \"kind\": \"f\"}", store: store)
+        var report = try sync(two, "{\"id\": 1, \"kind\": \"e\"}", store: store, options: deleting)
+        #expect(report[entity: "F"]?.deleted == 0)
+        #expect(report.warnings.count == 1 && report.warnings[0].contains("F"))
+        var allow = deleting
+        allow.allowEmptyDelete = true
+        report = try sync(two, "{\"id\": 1, \"kind\": \"e\"}", store: store, options: allow)
+        #expect(report[entity: "F"]?.deleted == 1)
+    }
+
+    @Test func scopeLimitsWhatIsDeletedAndEntitiesCanOptOut() throws {
+        let scoped = """
+            entities:
+              E: {records: $, key: id, delete-missing: true, delete-scope: {region: {equals: north}},
+                  attributes: {id: integer, region: string}}
+              F: {records: $, key: id, delete-missing: false, attributes: {id: integer, region: string}}
+            """
+        let store = newStore()
+        let all = (1...6).map { "{\"id\": \($0), \"region\": \"\($0 <= 3 ? "north" : "south")\"}" }.joined(separator: "\n")
+        try sync(scoped, all, store: store)
+        let report = try sync(scoped, "{\"id\": 1, \"region\": \"north\"}", store: store)
+        #expect(report[entity: "E"]?.deleted == 2)
+        #expect(report[entity: "F"]?.deleted == 0)
+        #expect(StoreReader(store).rows("SELECT id FROM E ORDER BY id").map { $0[0] } == ["1", "4", "5", "6"])
+        #expect(StoreReader(store).count("F") == 6)
+    }
+
+    @Test func deleteMissingNeedsAKey() {
+        #expect(throws: MappingError.self) {
+            try Mapping.parse(yaml: "entities: {E: {records: $, key: [], delete-missing: true, attributes: {a: string}}}")
+        }
+    }
+}
+
+@Suite struct LedgerTests {
+    @Test func runsAreRecordedWithTheirOutcome() throws {
+        let store = newStore()
+        let yaml = "entities: {E: {records: $, key: id, attributes: {id: integer}}}"
+        try sync(yaml, "{\"id\": 1}\n{\"id\": 2}", store: store)
+        #expect(throws: ImportError.self) { try sync(yaml, "{\"id\": 3}\n{\"id\": oops}", store: store, name: "bad.jsonl") }
+        let status = try Status.read(store: store)
+        #expect(status.runs.map(\.status) == ["failed", "completed"])
+        #expect(status.runs[1].records == 2)
+        #expect(status.runs[1].counts?.contains("\"inserted\": 2") == true)
+        #expect(status.runs[0].error?.contains("bad.jsonl:2:") == true)
+        #expect(status.tables.map(\.name) == ["E"])
+        #expect(status.checkpoints.contains { $0.input.hasSuffix("in.jsonl") && $0.records == 2 })
+    }
+
+    @Test func statusOfAMissingStoreIsAnInputError() {
+        #expect(throws: ImportError.self) { try Status.read(store: "/nonexistent/store.sqlite") }
+    }
+}
