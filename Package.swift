@@ -50,10 +50,10 @@ let package = Package(
             dependencies: ["SluiceInput", "SluiceParsers", .product(name: "Yams", package: "Yams")]),
         .target(
             name: "SluiceBatching",
-            dependencies: ["SluiceRecords"]),
+            dependencies: ["SluiceInput", "SluiceRecords"]),
         .target(
             name: "SluiceStore",
-            dependencies: ["SluiceBatching", "CSluiceSQLite3"]),
+            dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3"]),
         .target(
             name: "Sluice",
             dependencies: ["SluiceInput", "SluiceParsers", "SluiceRecords", "SluiceBatching", "SluiceStore"]),

@@ -11,6 +11,11 @@ public struct ImportOptions: Sendable, Equatable {
     /// The input syntax; `nil` guesses it from each input's name, then from
     /// the mapping's record paths.
     public var format: InputFormat?
+    /// Continue an interrupted run: each input's records up to its committed
+    /// checkpoint are read but not written again. Refused when an input
+    /// changed since (size, modification time, first MiB) or is standard
+    /// input.
+    public var resume = false
     /// Let delete-missing empty an entity of which the run saw no record at
     /// all (by default such an entity is left alone and a warning given).
     public var allowEmptyDelete = false

@@ -32,9 +32,14 @@ final class ImportPipeline {
     private var rawCurrent: Int64 = 0
     /// All inputs' sizes together, when every size is known (for the ETA).
     private let expectedBytes: Int64?
+    /// Each input's identity, saved with its checkpoints.
+    private var identities: [String: InputIdentity?] = [:]
+    /// Records of each input committed by the run being resumed.
+    private var resumePoints: [String: Int] = [:]
 
     init(
-        compiled: CompiledMapping, storePath: String, options: ImportOptions, inputs: [String], expectedBytes: Int64?,
+        compiled: CompiledMapping, storePath: String, options: ImportOptions,
+        inputs: [(name: String, identity: InputIdentity?)], expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws(ImportError) {
         self.compiled = compiled
@@ -44,11 +49,14 @@ final class ImportPipeline {
         do {
             store = try SQLiteStore(path: storePath, options: options.store)
             try store.prepare(compiled.mappers.map(\.schema))
-            runID = try store.beginRun(inputs: inputs)
-            try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: false)
+            runID = try store.beginRun(inputs: inputs.map(\.name))
+            if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
+            try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
         } catch {
             throw .store(error)
         }
+        identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
+        if options.resume { resumePoints = try Self.resumePoints(store, inputs) }
         queue = BlockingQueue(capacity: options.batch.queueDepth)
         batcher = Batcher(mappers: compiled.mappers, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
@@ -91,6 +99,7 @@ final class ImportPipeline {
             throw .usage("\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)")
         }
         let assembler = RecordAssembler(routes: compiled.routes, sink: batcher, limits: options.limits)
+        assembler.skipThrough = resumePoints[name] ?? 0
         let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
         let parser = DocumentParser(
             format: format, handler: assembler, name: name, compressed: compressed, multipleValues: multiple,
@@ -207,11 +216,32 @@ final class ImportPipeline {
         return storeFailure
     }
 
+    /// The committed records of each input of an interrupted run, checked
+    /// against the inputs' identities now.
+    private static func resumePoints(
+        _ store: SQLiteStore, _ inputs: [(name: String, identity: InputIdentity?)]
+    ) throws(ImportError) -> [String: Int] {
+        var points: [String: Int] = [:]
+        for (name, identity) in inputs {
+            let saved: Checkpoint?
+            do { saved = try store.checkpoint(for: name) } catch { throw .store(error) }
+            guard let saved else { continue }
+            guard let identity else {
+                throw .usage("cannot resume from standard input: sluice cannot tell whether it is the same stream")
+            }
+            guard saved.identity == identity else {
+                throw .usage("cannot resume: \(name) changed since the interrupted run (then \(saved.identity.map { "\($0)" } ?? "unknown"), now \(identity)); run the import without --resume")
+            }
+            points[name] = saved.records
+        }
+        return points
+    }
+
     private func cutGroup() throws {
         guard let input, !batcher.isEmpty else { return }
         let records = input.assembler.recordCount
         let group = batcher.cut(
-            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes),
+            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: identities[input.name] ?? nil),
             rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
         if !queue.push(group) {
             throw ImportError.store(storeFailure ?? StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))

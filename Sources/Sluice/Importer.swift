@@ -91,7 +91,8 @@ public struct Importer: Sendable {
     public func startPush(name: String, format: InputFormat) throws(ImportError) -> PushImport {
         let compiled = try compile(for: format)
         let pipeline = try ImportPipeline(
-            compiled: compiled, storePath: storePath, options: options, inputs: [name], expectedBytes: nil, progress: nil)
+            compiled: compiled, storePath: storePath, options: options, inputs: [(name, nil)], expectedBytes: nil,
+            progress: nil)
         try pipeline.beginInput(name: name, format: format, compressed: false)
         return PushImport(pipeline: pipeline)
     }
@@ -121,8 +122,12 @@ public struct Importer: Sendable {
         let compiled = try compile(for: sources.first?.format)
         let sizes = sources.map(\.source.totalBytes)
         let expected = sizes.contains(nil) ? nil : sizes.reduce(0) { $0 + ($1 ?? 0) }
+        var identities: [(name: String, identity: InputIdentity?)] = []
+        for path in inputs {
+            do { identities.append((path, try InputIdentity.of(path: path))) } catch { throw .input(error) }
+        }
         let pipeline = try ImportPipeline(
-            compiled: compiled, storePath: storePath, options: options, inputs: inputs, expectedBytes: expected,
+            compiled: compiled, storePath: storePath, options: options, inputs: identities, expectedBytes: expected,
             progress: progress)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(options.chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }

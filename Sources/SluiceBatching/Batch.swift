@@ -1,3 +1,4 @@
+import SluiceInput
 import SluiceRecords
 
 /// Rows for one entity's table, handed to the store as a unit.
@@ -22,6 +23,9 @@ public struct Batch: Sendable {
 public struct Checkpoint: Sendable, Equatable {
     /// The input's name.
     public var input: String
+    /// The input file's identity, to refuse resuming against a changed file;
+    /// `nil` for standard input.
+    public var identity: InputIdentity?
     /// Records of this input read so far.
     public var records: Int
     /// Bytes of this input fed to the parser before the chunk in which the
@@ -29,8 +33,9 @@ public struct Checkpoint: Sendable, Equatable {
     public var bytes: Int64
 
     /// Creates a checkpoint.
-    public init(input: String, records: Int, bytes: Int64) {
+    public init(input: String, records: Int, bytes: Int64, identity: InputIdentity? = nil) {
         self.input = input
+        self.identity = identity
         self.records = records
         self.bytes = bytes
     }

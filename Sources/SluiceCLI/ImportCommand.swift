@@ -38,6 +38,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out).")
     var deleteMissing = false
 
+    @Flag(help: "Continue an interrupted import of the same inputs from its last committed batch.")
+    var resume = false
+
     @Flag(help: "Let --delete-missing empty an entity of which the run saw no record.")
     var allowEmptyDelete = false
 
@@ -91,6 +94,7 @@ struct ImportCommand: ParsableCommand {
         options.store.mode = mode
         options.store.deleteMissing = deleteMissing
         options.allowEmptyDelete = allowEmptyDelete
+        options.resume = resume
         options.chunkSize = chunkSize
         options.batch.maxRows = batchRows
         options.batch.maxBytes = batchBytes

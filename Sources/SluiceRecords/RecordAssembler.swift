@@ -39,6 +39,9 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
 
     /// Number of records started so far in this input.
     public private(set) var recordCount = 0
+    /// Records up to this ordinal are parsed and checked but not handed to
+    /// the sink: they were committed by an interrupted run being resumed.
+    public var skipThrough = 0
     /// Whether a record is being assembled.
     public var isInRecord: Bool { recordRoute >= 0 }
 
@@ -240,6 +243,7 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private func endRecord() throws {
         let route = recordRoute
         recordRoute = -1
+        guard recordCount > skipThrough else { return }
         try sink.record(tree, entities: routes[route].entities, ordinal: recordCount)
     }
 

@@ -1,5 +1,6 @@
 import CSluiceSQLite3
 import SluiceBatching
+import SluiceInput
 import SluiceRecords
 
 /// The SQLite store: one table per entity, keyed by the entity's key.
@@ -56,11 +57,13 @@ public final class SQLiteStore: RecordStore {
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS _sluice_checkpoints (
-              input TEXT PRIMARY KEY, records INTEGER NOT NULL, bytes INTEGER NOT NULL)
+              input TEXT PRIMARY KEY, records INTEGER NOT NULL, bytes INTEGER NOT NULL,
+              size INTEGER, modified INTEGER, head_crc INTEGER)
             """, "creating the checkpoint table")
         checkpointStatement = try connection.prepare(
-            "INSERT INTO _sluice_checkpoints (input, records, bytes) VALUES (?, ?, ?) "
-                + "ON CONFLICT(input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes",
+            "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES (?, ?, ?, ?, ?, ?) "
+                + "ON CONFLICT(input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
+                + "size = excluded.size, modified = excluded.modified, head_crc = excluded.head_crc",
             "preparing the checkpoint statement")
     }
 
@@ -73,6 +76,39 @@ public final class SQLiteStore: RecordStore {
         sqlite3_finalize(checkpointStatement)
         checkpointStatement = nil
         connection.close()
+    }
+
+    // MARK: - Checkpoints
+
+    /// The committed checkpoint of `input`, if any.
+    public func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
+        let statement = try connection.prepare(
+            "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = ?", "reading the checkpoint")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, input, -1, sluice_sqlite_transient())
+        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        var identity: InputIdentity?
+        if sqlite3_column_type(statement, 2) != SQLITE_NULL {
+            identity = InputIdentity(
+                size: sqlite3_column_int64(statement, 2), modified: sqlite3_column_int64(statement, 3),
+                headChecksum: sqlite3_column_int64(statement, 4))
+        }
+        return Checkpoint(
+            input: input, records: Int(sqlite3_column_int64(statement, 0)), bytes: sqlite3_column_int64(statement, 1),
+            identity: identity)
+    }
+
+    /// Forgets the checkpoints of `inputs`: a run that does not resume starts
+    /// them from the beginning.
+    public func clearCheckpoints(_ inputs: [String]) throws(StoreError) {
+        let statement = try connection.prepare("DELETE FROM _sluice_checkpoints WHERE input = ?", "clearing checkpoints")
+        defer { sqlite3_finalize(statement) }
+        for input in inputs {
+            sqlite3_reset(statement)
+            sqlite3_bind_text(statement, 1, input, -1, sluice_sqlite_transient())
+            let code = sqlite3_step(statement)
+            if code != SQLITE_DONE { throw connection.error("clearing checkpoints", code) }
+        }
     }
 
     // MARK: - Schema
@@ -173,6 +209,13 @@ public final class SQLiteStore: RecordStore {
         sqlite3_bind_text(statement, 1, checkpoint.input, -1, sluice_sqlite_transient())
         sqlite3_bind_int64(statement, 2, Int64(checkpoint.records))
         sqlite3_bind_int64(statement, 3, checkpoint.bytes)
+        if let identity = checkpoint.identity {
+            sqlite3_bind_int64(statement, 4, identity.size)
+            sqlite3_bind_int64(statement, 5, identity.modified)
+            sqlite3_bind_int64(statement, 6, identity.headChecksum)
+        } else {
+            for index: Int32 in 4...6 { sqlite3_bind_null(statement, index) }
+        }
         let code = sqlite3_step(statement)
         if code != SQLITE_DONE { throw connection.error("saving the checkpoint", code) }
     }

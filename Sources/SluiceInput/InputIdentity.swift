@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSluiceZlib
+
+/// What identifies a file input between an interrupted run and its resume:
+/// its size, modification time and a CRC-32 of its first MiB.
+public struct InputIdentity: Sendable, Equatable, CustomStringConvertible {
+    /// Size in bytes.
+    public var size: Int64
+    /// Modification time, in nanoseconds since 1970.
+    public var modified: Int64
+    /// CRC-32 of the first MiB (the whole file when smaller).
+    public var headChecksum: Int64
+
+    /// Creates an identity from stored values.
+    public init(size: Int64, modified: Int64, headChecksum: Int64) {
+        self.size = size
+        self.modified = modified
+        self.headChecksum = headChecksum
+    }
+
+    /// The identity of the file at `path`, or `nil` for standard input.
+    /// Reads up to 1 MiB.
+    public static func of(path: String) throws(InputError) -> InputIdentity? {
+        guard path != "-" else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { throw .notFound(path: path) }
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { head.deallocate() }
+        var filled = 0
+        while filled < head.count {
+            let count = read(fd, head.baseAddress! + filled, head.count - filled)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if count == 0 { break }
+            filled += count
+        }
+        let checksum = crc32(0, head.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(filled))
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return InputIdentity(size: Int64(info.st_size), modified: modified, headChecksum: Int64(checksum))
+    }
+
+    /// `size 123, modified 1700000000.000000000, crc 0x1234abcd`.
+    public var description: String {
+        "size \(size), modified \(modified / 1_000_000_000).\(modified % 1_000_000_000), crc \(String(headChecksum, radix: 16))"
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// Kills `sluice import` with SIGKILL at random moments, resumes it, and
+/// checks the store is intact and equal to an uninterrupted import.
+@Suite(.serialized) struct CrashResumeTests {
+    let mapping = TestPaths.file("events.yml", """
+        entities:
+          Event:
+            records: $
+            key: id
+            attributes: {id: integer, kind: string, score: integer, actor_id: {type: integer, source: actor.id}, text: string}
+          Actor:
+            records: $
+            key: id
+            attributes: {id: {type: integer, source: actor.id}, login: {source: actor.login}, seen: {type: integer, source: id}}
+        """)
+
+    /// 30,000 records, keys shuffled and repeated (the last occurrence wins).
+    let input: String = {
+        var lines: [String] = []
+        var state: UInt64 = 42
+        for index in 0..<30_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let id = Int(state >> 33) % 20_000
+            let actor = id % 700
+            lines.append(#"{"id": \#(id), "kind": "k\#(index % 7)", "score": \#(index), "actor": {"id": \#(actor), "login": "a\#(actor)"}, "text": "record \#(index) of the crash test"}"#)
+        }
+        return TestPaths.file("events.jsonl", lines.joined(separator: "\n") + "\n")
+    }()
+
+    func arguments(_ store: String, resume: Bool) -> [String] {
+        ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", input] + (resume ? ["--resume"] : [])
+    }
+
+    func dump(_ store: String) -> [[[String?]]] {
+        let reader = StoreReader(store)
+        return [reader.rows("SELECT * FROM Event ORDER BY id"), reader.rows("SELECT * FROM Actor ORDER BY id")]
+    }
+
+    @Test func killedAtTwentyRandomPointsResumesToTheSameStore() throws {
+        let reference = TestPaths.temporaryDirectory().appendingPathComponent("reference.sqlite").path
+        let clean = try runCommand(sluice, arguments(reference, resume: false))
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let expected = dump(reference)
+        #expect(expected[0].count > 10_000)
+
+        var generator = SystemRandomNumberGenerator()
+        var interrupted = 0
+        for attempt in 0..<22 {
+            let store = TestPaths.temporaryDirectory().appendingPathComponent("crash\(attempt).sqlite").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sluice)
+            process.arguments = arguments(store, resume: false)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 30_000...900_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                interrupted += 1
+            }
+            process.waitUntilExit()
+
+            let resumed = try runCommand(sluice, arguments(store, resume: true))
+            #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
+            let reader = StoreReader(store)
+            #expect(reader.value("PRAGMA integrity_check") == "ok", "attempt \(attempt)")
+            #expect(dump(store) == expected, "attempt \(attempt): the resumed store differs")
+            let statuses = reader.rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
+            #expect(statuses.last == "completed", "attempt \(attempt): \(statuses)")
+            if process.terminationReason == .uncaughtSignal {
+                #expect(statuses.dropLast().allSatisfy { $0 == "interrupted" || $0 == "completed" }, "attempt \(attempt): \(statuses)")
+            }
+        }
+        #expect(interrupted >= 20, "only \(interrupted) runs were killed before they finished")
+    }
+
+    @Test func resumeRefusesAChangedInput() throws {
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("changed.sqlite").path
+        let small = TestPaths.file("small.jsonl", "{\"id\": 1, \"actor\": {\"id\": 1, \"login\": \"a\"}}\n")
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, small]).status == 0)
+        try "{\"id\": 2, \"actor\": {\"id\": 2, \"login\": \"b\"}}\n".write(toFile: small, atomically: true, encoding: .utf8)
+        let refused = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--resume", small])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("changed since the interrupted run"))
+    }
+}
