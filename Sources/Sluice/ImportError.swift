@@ -12,6 +12,9 @@ public enum ImportError: Error, CustomStringConvertible {
     case cancelled
     /// The request itself is wrong (no inputs, unknown format…).
     case usage(String)
+    /// Relationships whose `missing: error` policy found links to records
+    /// that are not in the store at the end of the run.
+    case danglingReferences(String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .store(let error): return "store error: \(error)"
         case .cancelled: return "cancelled; batches committed before the cancellation are kept"
         case .usage(let message): return message
+        case .danglingReferences(let message): return message
         }
     }
 }

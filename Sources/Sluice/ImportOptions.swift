@@ -46,6 +46,10 @@ public struct ImportReport: Sendable, Equatable {
     public var seconds: Double
     /// Counts per entity, in mapping order.
     public var entities: [(name: String, counts: EntityCounts)]
+    /// Links to records not in the store at the end of the run, per
+    /// relationship (`Post.owner`, `Way_nodes`); relationships without any
+    /// are left out.
+    public var dangling: [String: Int] = [:]
     /// Things the user should know that did not stop the run (for example an
     /// entity delete-missing left alone because the run saw none of it).
     public var warnings: [String] = []
@@ -54,7 +58,7 @@ public struct ImportReport: Sendable, Equatable {
     public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
         lhs.records == rhs.records && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
             && lhs.entities.map(\.name) == rhs.entities.map(\.name)
-            && lhs.entities.map(\.counts) == rhs.entities.map(\.counts)
+            && lhs.entities.map(\.counts) == rhs.entities.map(\.counts) && lhs.dangling == rhs.dangling
     }
 
     /// `{"records": N, "bytes": N, "seconds": S, "entities": {"Post":

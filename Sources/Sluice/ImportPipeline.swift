@@ -48,7 +48,7 @@ final class ImportPipeline {
         self.progress = progress
         do {
             store = try SQLiteStore(path: storePath, options: options.store)
-            try store.prepare(compiled.mappers.map(\.schema))
+            try store.prepare(compiled.mappers.map(\.schema), links: compiled.links)
             runID = try store.beginRun(inputs: inputs.map(\.name))
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
@@ -58,7 +58,7 @@ final class ImportPipeline {
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         if options.resume { resumePoints = try Self.resumePoints(store, inputs) }
         queue = BlockingQueue(capacity: options.batch.queueDepth)
-        batcher = Batcher(mappers: compiled.mappers, limits: options.batch)
+        batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
         let cancelled = self.cancelled
         store.shouldAbort = { cancelled.isSet }
@@ -173,6 +173,23 @@ final class ImportPipeline {
         }
         for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
         var report = makeReport()
+        let dangling: [(name: String, count: Int, policy: MissingTargetPolicy)]
+        do {
+            dangling = try store.danglingReferences(compiled.mappers.map(\.schema), compiled.links)
+        } catch {
+            record(failure: .store(error))
+            throw .store(error)
+        }
+        for (name, count, policy) in dangling where count > 0 {
+            report.dangling[name] = count
+            warnings.append("\(name): \(count) links to records that are not in the store")
+            if policy == .error {
+                let error = ImportError.danglingReferences(
+                    "\(name): \(count) links to records that are not in the store (the relationship says missing: error); the data is committed")
+                record(failure: error)
+                throw error
+            }
+        }
         report.warnings = warnings
         do {
             runRecorded = true

@@ -9,12 +9,16 @@ public struct Batch: Sendable {
     public var schema: TableSchema
     /// The rows, in record order; keys may repeat (the last one wins).
     public var rows: RowArena
+    /// For link rows of a to-many relationship, its link table (then
+    /// ``entity`` is the source entity and ``schema`` its table).
+    public var link: LinkSchema?
 
     /// Creates a batch.
-    public init(entity: Int, schema: TableSchema, rows: RowArena) {
+    public init(entity: Int, schema: TableSchema, rows: RowArena, link: LinkSchema? = nil) {
         self.entity = entity
         self.schema = schema
         self.rows = rows
+        self.link = link
     }
 }
 

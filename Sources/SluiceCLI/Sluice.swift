@@ -28,7 +28,7 @@ enum ExitStatus {
         switch error {
         case .input(.notFound), .input(.unreadable): return noInput
         case .input: return dataError
-        case .parse: return dataError
+        case .parse, .danglingReferences: return dataError
         case .mapping: return config
         case .store: return ioError
         case .cancelled: return 130

@@ -64,6 +64,15 @@ public struct RowArena: Sendable {
         return .blob(offset: offset, length: Int32(bytes.count) - offset)
     }
 
+    /// `cell` of `other` as a cell of this arena, copying its bytes. O(bytes).
+    public mutating func copy(_ cell: Cell, from other: RowArena) -> Cell {
+        switch cell {
+        case .text: return text(other.withText(cell) { Array($0) })
+        case .blob: return blob(other.withText(cell) { Array($0) })
+        default: return cell
+        }
+    }
+
     /// Drops the row being built (its text bytes stay until ``removeAll()``).
     public mutating func abandonRow() {
         cells.removeLast(columnCount)

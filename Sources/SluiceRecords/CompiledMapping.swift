@@ -13,6 +13,8 @@ public struct CompiledMapping {
     public var routes: [Route]
     /// One mapper per entity, in mapping order.
     public var mappers: [RowMapper]
+    /// The link tables of to-many relationships.
+    public var links: [LinkSchema] = []
 
     /// The most record paths one mapping may declare.
     public static let maxRoutes = 64
@@ -38,18 +40,59 @@ public struct CompiledMapping {
         routes = []
         mappers = []
         for (index, entity) in mapping.entities.enumerated() {
-            var kind = DocumentKind.xml
             for text in entity.records {
                 guard case .success(let path) = RecordPath.parse(text) else { continue }
-                kind = path.kind
                 if let existing = routes.firstIndex(where: { $0.path == path }) {
                     routes[existing].entities.append(index)
                 } else {
                     routes.append(Route(path: path, entities: [index]))
                 }
             }
-            mappers.append(Self.mapper(for: entity, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
+            let kind = Self.documentKind(of: entity, in: mapping)
+            mappers.append(Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
         }
+        // Relationships, now that every mapper exists.
+        for (index, entity) in mapping.entities.enumerated() {
+            guard let mapper = mappers[index] as? EntityMapper else { continue }
+            let kind = Self.documentKind(of: entity, in: mapping)
+            for relationship in entity.relationships {
+                guard let target = mapping.entities.firstIndex(where: { $0.name == relationship.entity }),
+                    case .success(let source) = FieldPath.parse(relationship.source, kind: kind),
+                    let targetKey = mappers[target].schema.keyColumns.first
+                else { continue }
+                let keyColumn = mappers[target].schema.columns[targetKey]
+                var link: Int?
+                if relationship.many {
+                    let sourceSchema = mapper.schema
+                    let sourceColumns = sourceSchema.keyColumns.map { column in
+                        ColumnSchema(name: "\(entity.name)_\(sourceSchema.columns[column].name)", type: sourceSchema.columns[column].type)
+                    }
+                    var targetName = "\(relationship.entity)_\(keyColumn.name)"
+                    if sourceColumns.contains(where: { $0.name.lowercased() == targetName.lowercased() }) {
+                        targetName = "\(relationship.name)_\(keyColumn.name)"
+                    }
+                    links.append(LinkSchema(
+                        name: "\(entity.name)_\(relationship.name)", sourceTable: entity.name, sourceColumns: sourceColumns,
+                        sourceKeys: sourceSchema.keyColumns.map { sourceSchema.columns[$0].name },
+                        targetColumn: ColumnSchema(name: targetName, type: keyColumn.type), targetTable: relationship.entity,
+                        targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered ? .replace : relationship.rule,
+                        missing: relationship.missing))
+                    link = links.count - 1
+                }
+                mapper.relations.append(Relation(
+                    source: source, target: target, link: link, keyRule: ValueRule(type: keyColumn.type)))
+            }
+        }
+    }
+
+    /// The syntax of an entity's paths: its records', or for an entity filled
+    /// only through relationships, that of an entity leading to it.
+    static func documentKind(of entity: EntityMapping, in mapping: Mapping, visited: Set<String> = []) -> DocumentKind {
+        if let first = entity.records.first, case .success(let path) = RecordPath.parse(first) { return path.kind }
+        for referrer in mapping.entities where !visited.contains(referrer.name) && referrer.relationships.contains(where: { $0.entity == entity.name }) {
+            return documentKind(of: referrer, in: mapping, visited: visited.union([entity.name]))
+        }
+        return .xml
     }
 
     /// A mapping for schemaless JSON: each record (`records` path) becomes a
@@ -62,10 +105,28 @@ public struct CompiledMapping {
     /// The kind of document (XML or JSON) the record paths address.
     public var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
 
-    private static func mapper(for entity: EntityMapping, kind: DocumentKind, hooks: EntityHooks) -> EntityMapper {
+    private static func mapper(for entity: EntityMapping, in mapping: Mapping, kind: DocumentKind, hooks: EntityHooks) -> EntityMapper {
         var columns: [ColumnSchema] = []
         var attributes: [EntityMapper.Attribute] = []
-        for attribute in entity.attributes {
+        var references: [Reference] = []
+        // A to-one relationship is a column holding the target's key: read
+        // from the nested object (its key's sources below the relationship's
+        // source), or the source itself when it is the key.
+        var relationshipAttributes: [AttributeMapping] = []
+        for relationship in entity.relationships where !relationship.many {
+            guard let target = mapping.entities.first(where: { $0.name == relationship.entity }), target.key.count == 1,
+                let key = target.attributes.first(where: { $0.name == target.key[0] })
+            else { continue }
+            let separator = kind == .xml ? "/" : "."
+            let keySources = key.sources.isEmpty ? (kind == .xml ? ["@" + key.name, key.name] : [key.name]) : key.sources
+            let sources = (relationship.source == "." ? keySources : keySources.map { relationship.source + separator + $0 })
+                + [relationship.source]
+            relationshipAttributes.append(AttributeMapping(name: relationship.name, type: key.type, sources: sources))
+            references.append(Reference(
+                column: entity.attributes.count + relationshipAttributes.count - 1, name: relationship.name,
+                targetTable: target.name, targetKey: key.name, missing: relationship.missing))
+        }
+        for attribute in entity.attributes + relationshipAttributes {
             let sources: [String]
             if attribute.sources.isEmpty {
                 sources = kind == .xml ? ["@" + attribute.name, attribute.name] : [attribute.name]
@@ -93,6 +154,7 @@ public struct CompiledMapping {
             (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
         }
         var schema = TableSchema(name: entity.name, columns: columns, keyColumns: keys)
+        schema.references = references
         schema.mode = entity.mode
         schema.overwrite = entity.overwrite.map { names in
             Set(names.compactMap { name in entity.attributes.firstIndex { $0.name == name } })
@@ -138,6 +200,10 @@ public struct CompiledMapping {
             if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.hasPrefix("_sluice") {
                 problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
             }
+            let targeted = mapping.entities.contains { other in other.relationships.contains { $0.entity == entity.name } }
+            if entity.records.isEmpty && !targeted {
+                problems.append(.init(line: entity.line, message: "\(context) has no `records` path and no relationship leads to it"))
+            }
             var kinds: Set<DocumentKind> = []
             for text in entity.records {
                 switch RecordPath.parse(text) {
@@ -151,7 +217,7 @@ public struct CompiledMapping {
             if kinds.count > 1 {
                 problems.append(.init(line: entity.line, message: "\(context) mixes XML and JSON record paths"))
             }
-            let kind = kinds.first ?? .xml
+            let kind = kinds.first ?? documentKind(of: entity, in: mapping)
             var attributeNames: Set<String> = []
             for attribute in entity.attributes {
                 let where_ = "\(context), attribute `\(attribute.name)`"
@@ -206,6 +272,30 @@ public struct CompiledMapping {
             for name in (entity.overwrite ?? []) + entity.deleteScope.map(\.path)
             where !entity.attributes.contains(where: { $0.name == name }) {
                 problems.append(.init(line: entity.line, message: "\(context): `\(name)` in overwrite or delete-scope is not one of its attributes"))
+            }
+            for relationship in entity.relationships {
+                let where_ = "\(context), relationship `\(relationship.name)`"
+                guard let target = mapping.entities.first(where: { $0.name == relationship.entity }) else {
+                    problems.append(.init(line: relationship.line, message: "\(where_): there is no entity `\(relationship.entity)`"))
+                    continue
+                }
+                if target.key.count != 1 {
+                    problems.append(.init(line: relationship.line, message: "\(where_): the target `\(target.name)` needs a single-attribute key"))
+                }
+                if relationship.many && entity.key.isEmpty {
+                    problems.append(.init(line: relationship.line, message: "\(where_): a to-many relationship needs a key on `\(entity.name)`"))
+                }
+                switch FieldPath.parse(relationship.source, kind: kind) {
+                case .success(let path):
+                    if path.gathers != relationship.many {
+                        problems.append(.init(line: relationship.line, message: "\(where_): a to-many source has one [*] step, a to-one source none"))
+                    }
+                case .failure(let problem):
+                    problems.append(.init(line: relationship.line, message: "\(where_): \(problem)"))
+                }
+                if entity.attributes.contains(where: { $0.name.lowercased() == relationship.name.lowercased() }) && !relationship.many {
+                    problems.append(.init(line: relationship.line, message: "\(where_): an attribute has the same name"))
+                }
             }
             if entity.deleteMissing == true && entity.key.isEmpty {
                 problems.append(.init(line: entity.line, message: "\(context): delete-missing needs a key"))

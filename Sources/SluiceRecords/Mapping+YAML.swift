@@ -106,6 +106,12 @@ private struct MappingReader {
             case "delete-missing":
                 if let flag = value.bool { entity.deleteMissing = flag } else { problem(value, "entity `\(name)`: `delete-missing` is true or false") }
             case "delete-scope": entity.deleteScope = filter(value, "entity `\(name)`: `delete-scope`")
+            case "relationships":
+                guard let list = value.mapping else {
+                    problem(value, "entity `\(name)`: `relationships` maps names to {entity, source, many, ordered, rule, missing}")
+                    continue
+                }
+                for (relationName, spec) in list { entity.relationships.append(relationship(entity: name, relationName, spec)) }
             case "attributes":
                 guard let attributes = value.mapping else {
                     problem(value, "entity `\(name)`: `attributes` maps attribute names to types or settings")
@@ -115,10 +121,9 @@ private struct MappingReader {
                     entity.attributes.append(attribute(entity: name, attributeName, spec))
                 }
             default:
-                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, attributes)")
+                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, attributes, relationships)")
             }
         }
-        if entity.records.isEmpty { problem(nameNode, "entity `\(name)` has no `records` path") }
         if !keyGiven { problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)") }
         if entity.attributes.isEmpty { problem(nameNode, "entity `\(name)` has no `attributes`") }
         return entity
@@ -171,6 +176,40 @@ private struct MappingReader {
             }
         }
         return attribute
+    }
+
+    mutating func relationship(entity: String, _ nameNode: Node, _ node: Node) -> RelationshipMapping {
+        let name = nameNode.string ?? ""
+        let context = "entity `\(entity)`, relationship `\(name)`"
+        var relationship = RelationshipMapping(name: name, entity: "", source: name, line: nameNode.mark?.line)
+        guard let settings = node.mapping else {
+            problem(node, "\(context): expected {entity, source, many, ordered, rule, missing}")
+            return relationship
+        }
+        for (key, value) in settings {
+            switch key.string {
+            case "entity": relationship.entity = value.string ?? ""
+            case "source": relationship.source = value.string ?? ""
+            case "many", "ordered":
+                guard let flag = value.bool else {
+                    problem(value, "\(context): `\(key.string ?? "")` is true or false")
+                    continue
+                }
+                if key.string == "many" { relationship.many = flag } else { relationship.ordered = flag }
+            case "rule":
+                if let rule = LinkRule(rawValue: value.string ?? "") { relationship.rule = rule } else { problem(value, "\(context): `rule` is union or replace") }
+            case "missing":
+                if let policy = MissingTargetPolicy(rawValue: value.string ?? "") {
+                    relationship.missing = policy
+                } else {
+                    problem(value, "\(context): `missing` is dangling, stub or error")
+                }
+            default:
+                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected entity, source, many, ordered, rule, missing)")
+            }
+        }
+        if relationship.entity.isEmpty { problem(nameNode, "\(context) names no target `entity`") }
+        return relationship
     }
 
     mutating func filter(_ node: Node, _ context: String) -> [FilterCondition] {

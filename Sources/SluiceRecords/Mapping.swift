@@ -145,6 +145,8 @@ public struct EntityMapping: Sendable, Equatable {
     /// Limits delete-missing to stored rows whose columns pass these
     /// conditions (compared with the stored values as text).
     public var deleteScope: [FilterCondition] = []
+    /// Links to other entities.
+    public var relationships: [RelationshipMapping] = []
     /// The attributes, in column order.
     public var attributes: [AttributeMapping]
     /// Line of the entity in the mapping file, for messages.
@@ -171,6 +173,63 @@ public struct Mapping: Sendable, Equatable {
     public init(entities: [EntityMapping], file: String? = nil) {
         self.entities = entities
         self.file = file
+    }
+}
+
+/// What a link to a record that is not in the store means.
+public enum MissingTargetPolicy: String, Sendable {
+    /// Keep the link; it resolves when the target arrives (default).
+    case dangling
+    /// Create a row holding only the target's key (MagicalRecord's stub).
+    case stub
+    /// Fail the run if any link still dangles at its end.
+    case error
+}
+
+/// How a to-many relationship's links change when a record lists them again.
+public enum LinkRule: String, Sendable {
+    /// Add the listed links, never remove any.
+    case union
+    /// Unlink what the new list does not hold (the default).
+    case replace
+}
+
+/// A relationship from an entity to another: a scalar key or list of keys
+/// (linked by the target's natural key), or nested objects that are found or
+/// created in the target entity and linked.
+public struct RelationshipMapping: Sendable, Equatable {
+    /// The relationship's name: the column (to-one) or the link table's
+    /// suffix (to-many, table `<Entity>_<name>`).
+    public var name: String
+    /// The target entity.
+    public var entity: String
+    /// Where the key(s) or nested object(s) are; for to-many a gathering
+    /// path (`nd[*]/@ref`, `tags[*]`).
+    public var source: String
+    /// To-many (a link table) instead of to-one (a column).
+    public var many: Bool
+    /// To-many: keep the source order (a `position` column).
+    public var ordered: Bool
+    /// To-many: union or replace.
+    public var rule: LinkRule
+    /// Links to targets that are not stored.
+    public var missing: MissingTargetPolicy
+    /// Line in the mapping file.
+    public var line: Int?
+
+    /// Creates a relationship.
+    public init(
+        name: String, entity: String, source: String, many: Bool = false, ordered: Bool = false, rule: LinkRule = .replace,
+        missing: MissingTargetPolicy = .dangling, line: Int? = nil
+    ) {
+        self.name = name
+        self.entity = entity
+        self.source = source
+        self.many = many
+        self.ordered = ordered
+        self.rule = rule
+        self.missing = missing
+        self.line = line
     }
 }
 

@@ -7,6 +7,13 @@ public struct RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
 
+    /// Creates an error.
+    public init(entity: String, attribute: String?, message: String) {
+        self.entity = entity
+        self.attribute = attribute
+        self.message = message
+    }
+
     /// `entity Post, attribute Score: expected an integer, found "x"`.
     public var description: String {
         var text = "entity \(entity)"

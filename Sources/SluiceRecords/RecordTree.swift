@@ -191,9 +191,9 @@ public struct RecordTree: Sendable {
 
     /// Every node a gathering path (one with a `[*]` step) leads to, in
     /// document order; `nil` when the field before `[*]` is absent.
-    public func resolveAll(_ path: FieldPath) -> [Int32]? {
+    public func resolveAll(_ path: FieldPath, from root: Int32 = 0) -> [Int32]? {
         guard !nodes.isEmpty, let split = path.steps.firstIndex(where: { if case .each = $0 { return true } else { return false } }),
-            case .each(let name) = path.steps[split], let parent = resolve(path.steps[..<split], from: 0)
+            case .each(let name) = path.steps[split], let parent = resolve(path.steps[..<split], from: root)
         else { return nil }
         let rest = path.steps[(split + 1)...]
         var found: [Int32] = []

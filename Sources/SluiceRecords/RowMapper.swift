@@ -10,7 +10,24 @@ public protocol RowMapper: AnyObject {
     ///
     /// - Throws: ``RecordError`` when a value cannot be converted or the key
     ///   is missing; the arena is left as it was.
-    func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
+    func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
+}
+
+/// One relationship as the batcher follows it.
+public struct Relation: Sendable {
+    /// Where the nested object, key, or list is, relative to the record.
+    public var source: FieldPath
+    /// The target mapper's index.
+    public var target: Int
+    /// The link table's index for to-many relationships, `nil` for to-one.
+    public var link: Int?
+    /// How a scalar key is converted to the target key's type.
+    var keyRule: ValueRule
+
+    /// Converts a scalar key node to the target key's type, into `arena`.
+    public func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
+        ValueConversion.cell(tree, node, keyRule, into: &arena)
+    }
 }
 
 /// What became of one record for one entity.
@@ -42,6 +59,8 @@ public final class EntityMapper: RowMapper {
     }
 
     public let schema: TableSchema
+    /// The relationships whose nested objects and link rows the batcher adds.
+    public internal(set) var relations: [Relation] = []
     let attributes: [Attribute]
     let filters: [Filter]
     let missingKey: MissingKeyPolicy
@@ -63,8 +82,8 @@ public final class EntityMapper: RowMapper {
         handlers = attributes.map { hooks.valueHandlers[$0.name] }
     }
 
-    public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
-        for filter in filters where !Self.passes(tree, filter) { return .filtered }
+    public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+        for filter in filters where !Self.passes(tree, root, filter) { return .filtered }
         let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)
         do {
             if let shouldImport = hooks.shouldImport, try !shouldImport(view) { return .filtered }
@@ -77,7 +96,7 @@ public final class EntityMapper: RowMapper {
             var node: Int32?
             var gathered: [Int32]?
             for source in attribute.sources {
-                if source.gathers { gathered = tree.resolveAll(source) } else { node = tree.resolve(source) }
+                if source.gathers { gathered = tree.resolveAll(source, from: root) } else { node = tree.resolve(source, from: root) }
                 if node != nil || gathered != nil { break }
             }
             if let gathered {
@@ -148,8 +167,8 @@ public final class EntityMapper: RowMapper {
 
     /// Whether the record's field at the filter's path passes its test,
     /// compared as source text.
-    static func passes(_ tree: RecordTree, _ filter: Filter) -> Bool {
-        let node = tree.resolve(filter.path)
+    static func passes(_ tree: RecordTree, _ root: Int32, _ filter: Filter) -> Bool {
+        let node = tree.resolve(filter.path, from: root)
         switch filter.test {
         case .exists(let wanted):
             return (node != nil) == wanted
@@ -181,7 +200,7 @@ public final class SchemalessMapper: RowMapper {
 
     private var keyTypeKnown: Bool
 
-    public func appendRow(_ tree: RecordTree, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         guard !tree.nodes.isEmpty, tree.nodes[0].kind == .object else {
             throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
         }

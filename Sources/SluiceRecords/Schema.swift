@@ -41,6 +41,8 @@ public struct TableSchema: Sendable, Equatable {
     public var deleteMissing: Bool?
     /// Stored-column conditions limiting delete-missing: column index and test.
     public var deleteScope: [(column: Int, test: FilterCondition.Test)] = []
+    /// To-one relationships: columns holding another entity's key.
+    public var references: [Reference] = []
 
     /// Creates a table schema.
     public init(name: String, columns: [ColumnSchema], keyColumns: [Int]) {
@@ -53,6 +55,46 @@ public struct TableSchema: Sendable, Equatable {
         lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.keyColumns == rhs.keyColumns && lhs.mode == rhs.mode
             && lhs.overwrite == rhs.overwrite && lhs.deleteMissing == rhs.deleteMissing
             && lhs.deleteScope.map(\.column) == rhs.deleteScope.map(\.column)
-            && lhs.deleteScope.map(\.test) == rhs.deleteScope.map(\.test)
+            && lhs.deleteScope.map(\.test) == rhs.deleteScope.map(\.test) && lhs.references == rhs.references
     }
+}
+
+/// A column that holds the key of a row of another table (a to-one link, by
+/// natural key, so the target may arrive later or never).
+public struct Reference: Sendable, Equatable {
+    /// The column in the referring table.
+    public var column: Int
+    /// The relationship's name, for messages.
+    public var name: String
+    /// The target table and its key column.
+    public var targetTable: String
+    public var targetKey: String
+    /// What a key with no target row means.
+    public var missing: MissingTargetPolicy
+}
+
+/// The link table of a to-many relationship: rows of (source key…, target
+/// key, position).
+public struct LinkSchema: Sendable, Equatable {
+    /// The table name, `<Source>_<relationship>`.
+    public var name: String
+    /// The source entity and the link columns holding its key.
+    public var sourceTable: String
+    public var sourceColumns: [ColumnSchema]
+    /// The source table's key column names, in order.
+    public var sourceKeys: [String]
+    /// The link column holding the target's key.
+    public var targetColumn: ColumnSchema
+    /// The target table and its key column.
+    public var targetTable: String
+    public var targetKey: String
+    /// Keep source order in a `position` column (and allow repeats).
+    public var ordered: Bool
+    /// Union or replace.
+    public var rule: LinkRule
+    /// What a key with no target row means.
+    public var missing: MissingTargetPolicy
+
+    /// Cells per link row: the source key, the target key, the position.
+    public var columnCount: Int { sourceColumns.count + 2 }
 }

@@ -5,8 +5,9 @@ import SluiceRecords
 /// takes whole batch groups so that a server database can implement it with
 /// set-based statements too.
 public protocol RecordStore: AnyObject {
-    /// Creates the tables (or adds missing columns) for `schemas`.
-    func prepare(_ schemas: [TableSchema]) throws(StoreError)
+    /// Creates the tables (or adds missing columns) for `schemas`, and the
+    /// link tables of to-many relationships.
+    func prepare(_ schemas: [TableSchema], links: [LinkSchema]) throws(StoreError)
 
     /// Applies every batch of `group` and records its checkpoint, all in one
     /// transaction: on error nothing of the group stays. Returns the counts

@@ -113,10 +113,11 @@ public final class SQLiteStore: RecordStore {
 
     // MARK: - Schema
 
-    public func prepare(_ schemas: [TableSchema]) throws(StoreError) {
+    public func prepare(_ schemas: [TableSchema], links: [LinkSchema] = []) throws(StoreError) {
         try connection.execute("BEGIN IMMEDIATE", "starting the schema transaction")
         do throws(StoreError) {
             for schema in schemas { try ensureTable(schema) }
+            for link in links { try ensureLinkTable(link) }
             try connection.execute("COMMIT", "committing the schema")
         } catch {
             _ = try? connection.execute("ROLLBACK", "rolling back the schema")
@@ -181,9 +182,15 @@ public final class SQLiteStore: RecordStore {
         try connection.execute("BEGIN IMMEDIATE", "starting a batch transaction")
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]
-            for batch in group.batches {
+            for batch in group.batches where batch.link == nil {
                 let table = try table(for: batch.schema)
                 counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: table))
+            }
+            // Links and stubs after every entity batch: targets created in
+            // this group exist before stubs are considered.
+            for batch in group.batches where batch.link == nil { try stubReferences(batch.rows, batch.schema) }
+            for batch in group.batches {
+                if let link = batch.link { try applyLinks(batch.rows, link) }
             }
             try saveCheckpoint(group.checkpoint)
             if shouldAbort?() == true {

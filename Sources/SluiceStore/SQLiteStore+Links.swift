@@ -1,0 +1,138 @@
+import CSluiceSQLite3
+import SluiceRecords
+
+/// Relationships in the store: link tables for to-many relationships, key-only
+/// stub rows for targets that are missing, and the count of dangling links.
+extension SQLiteStore {
+    /// Creates a link table: source key columns, target key, position;
+    /// keyed by (source, position) when ordered, else (source, target), with
+    /// an index on the target for joins from the other side.
+    func ensureLinkTable(_ link: LinkSchema) throws(StoreError) {
+        let sources = link.sourceColumns.map { "\(quoted($0.name)) \($0.type.sqlType) NOT NULL" }
+        let sourceNames = link.sourceColumns.map { quoted($0.name) }
+        let target = quoted(link.targetColumn.name)
+        let key = sourceNames + [link.ordered ? "\"position\"" : target]
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS \(quoted(link.name)) (\(sources.joined(separator: ", ")), "
+                + "\(target) \(link.targetColumn.type.sqlType) NOT NULL, \"position\" INTEGER NOT NULL, "
+                + "PRIMARY KEY (\(key.joined(separator: ", ")))) WITHOUT ROWID",
+            "creating the link table \(quoted(link.name))")
+        try connection.execute(
+            "CREATE INDEX IF NOT EXISTS \(quoted("_sluice_target_" + link.name)) ON \(quoted(link.name)) (\(target))",
+            "indexing the link table \(quoted(link.name))")
+    }
+
+    /// Applies one batch of link rows. Per source key only its last record
+    /// counts: under `replace` (or when that record's list is empty or null)
+    /// its stored links are deleted first; then its links are inserted.
+    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+        let width = link.sourceColumns.count
+        let order = rows.rowCount
+        var indices = Array(0..<order)
+        indices.sort { left, right in
+            for column in 0..<width {
+                let comparison = Self.compare(rows, rows[left, column], rows[right, column])
+                if comparison != 0 { return comparison < 0 }
+            }
+            return rows.ordinals[left] < rows.ordinals[right]
+        }
+        let deleteSQL = "DELETE FROM \(quoted(link.name)) WHERE "
+            + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
+        let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) ("
+            + (link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]).joined(separator: ", ")
+            + ") VALUES (" + Array(repeating: "?", count: width + 2).joined(separator: ", ") + ")"
+        let delete = try connection.prepare(deleteSQL, "preparing link deletes")
+        defer { sqlite3_finalize(delete) }
+        let insert = try connection.prepare(insertSQL, "preparing link inserts")
+        defer { sqlite3_finalize(insert) }
+        try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+            var start = 0
+            while start < indices.count {
+                var end = start + 1
+                while end < indices.count, (0..<width).allSatisfy({ Self.compare(rows, rows[indices[start], $0], rows[indices[end], $0]) == 0 }) {
+                    end += 1
+                }
+                let group = indices[start..<end]
+                let last = rows.ordinals[group.last!]
+                let markers = group.filter { rows[$0, width] == .absent }
+                let cut = markers.map { rows.ordinals[$0] }.max()
+                // Which of this source's rows stand, and whether to unlink first.
+                let kept: [Int]
+                let unlink: Bool
+                if link.rule == .replace {
+                    kept = group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }
+                    unlink = true
+                } else {
+                    kept = group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) }
+                    unlink = cut != nil
+                }
+                if unlink {
+                    sqlite3_reset(delete)
+                    for column in 0..<width { bind(delete, Int32(column + 1), rows[group.first!, column], bytes) }
+                    let code = sqlite3_step(delete)
+                    if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
+                }
+                for row in kept {
+                    sqlite3_reset(insert)
+                    for column in 0..<(width + 2) { bind(insert, Int32(column + 1), rows[row, column], bytes) }
+                    let code = sqlite3_step(insert)
+                    if code != SQLITE_DONE { throw connection.error("linking \(quoted(link.name))", code) }
+                    if link.missing == .stub { try stub(link.targetTable, link.targetKey, rows[row, width], bytes) }
+                }
+                start = end
+            }
+        }
+    }
+
+    /// Creates stub rows for the to-one references of a batch whose
+    /// relationship asks for them.
+    func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
+        let stubbing = schema.references.filter { $0.missing == .stub }
+        guard !stubbing.isEmpty else { return }
+        try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+            for reference in stubbing {
+                for row in 0..<rows.rowCount {
+                    try stub(reference.targetTable, reference.targetKey, rows[row, reference.column], bytes)
+                }
+            }
+        }
+    }
+
+    /// Inserts a row holding only `key` into `table` unless it exists.
+    private func stub(_ table: String, _ keyColumn: String, _ key: Cell, _ bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        guard key != .absent && key != .null else { return }
+        let statement = try connection.prepare(
+            "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)", "preparing stubs of \(quoted(table))")
+        defer { sqlite3_finalize(statement) }
+        bind(statement, 1, key, bytes)
+        let code = sqlite3_step(statement)
+        if code != SQLITE_DONE { throw connection.error("creating a stub in \(quoted(table))", code) }
+    }
+
+    /// Links whose target row does not exist, per relationship
+    /// (`Entity.relationship`). O(links) with the targets' key indexes.
+    public func danglingReferences(_ schemas: [TableSchema], _ links: [LinkSchema]) throws(StoreError)
+        -> [(name: String, count: Int, policy: MissingTargetPolicy)]
+    {
+        var result: [(name: String, count: Int, policy: MissingTargetPolicy)] = []
+        for schema in schemas {
+            for reference in schema.references {
+                let column = quoted(schema.columns[reference.column].name)
+                let count = try connection.strings(
+                    "SELECT count(*) FROM \(quoted(schema.name)) s WHERE s.\(column) IS NOT NULL AND NOT EXISTS "
+                        + "(SELECT 1 FROM \(quoted(reference.targetTable)) t WHERE t.\(quoted(reference.targetKey)) = s.\(column))",
+                    column: 0, "counting dangling references")
+                result.append(("\(schema.name).\(reference.name)", Int(count.first ?? "") ?? 0, reference.missing))
+            }
+        }
+        for link in links {
+            let target = quoted(link.targetColumn.name)
+            let count = try connection.strings(
+                "SELECT count(*) FROM \(quoted(link.name)) l WHERE NOT EXISTS "
+                    + "(SELECT 1 FROM \(quoted(link.targetTable)) t WHERE t.\(quoted(link.targetKey)) = l.\(target))",
+                column: 0, "counting dangling links")
+            result.append((link.name, Int(count.first ?? "") ?? 0, link.missing))
+        }
+        return result
+    }
+}
