@@ -37,6 +37,10 @@ func gharchiveLines() throws -> String {
             #expect(reader.count(entity) == rows, "\(entity)")
         }
         #expect(first.records == 15_249)
+        // Every post owner, comment author and linked post resolves; votes on
+        // 119 deleted posts and 6 post links to deleted posts do not.
+        #expect(first.dangling == ["Vote.PostId": 119, "PostLink.PostId": 6])
+        #expect(reader.value("SELECT count(*) FROM Post p JOIN User u ON u.Id = p.OwnerUserId") == "748")
         #expect(reader.value("SELECT Id FROM User ORDER BY Id LIMIT 1") == "-1")
         #expect(reader.value("SELECT Text FROM Comment WHERE Id = 1")?.hasPrefix("The problem in EL&U is") == true)
 
@@ -95,9 +99,16 @@ func gharchiveLines() throws -> String {
         #expect(report[entity: "Event"]?.inserted == lineCount)
         let reader = StoreReader(store)
         #expect(reader.count("Event") == lineCount)
-        #expect(reader.rows("SELECT id, type, actor_login, repo_name, created_at FROM Event WHERE id = '2489582589'")
-            == [["2489582589", "WatchEvent", "kevinvanhove", "kevinvanhove/cssobjects", "2015-01-01 12:00:01"]])
-        #expect(reader.value("SELECT count(*) FROM Event WHERE org_id IS NOT NULL") == "2238")
+        #expect(reader.rows("""
+            SELECT e.id, e.type, a.login, r.name, e.created_at FROM Event e
+            JOIN Actor a ON a.id = e.actor JOIN Repo r ON r.id = e.repo WHERE e.id = '2489582589'
+            """) == [["2489582589", "WatchEvent", "kevinvanhove", "kevinvanhove/cssobjects", "2015-01-01 12:00:01"]])
+        #expect(reader.value("SELECT count(*) FROM Event WHERE org IS NOT NULL") == "2238")
+        // Actors, repositories and organisations are created once each.
+        #expect(reader.count("Actor") == Int(reader.value("SELECT count(DISTINCT actor) FROM Event") ?? ""))
+        #expect(reader.count("Repo") == Int(reader.value("SELECT count(DISTINCT repo) FROM Event") ?? ""))
+        #expect(reader.count("Org") == Int(reader.value("SELECT count(DISTINCT org) FROM Event") ?? ""))
+        #expect(report.dangling.isEmpty)
     }
 
     @Test func compressedInputGivesTheSameRows() throws {
