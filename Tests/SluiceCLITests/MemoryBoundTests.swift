@@ -1,0 +1,72 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `executable` with standard input from `inputPath`; returns the exit
+/// status and the child's peak resident set size in KiB (from wait4).
+func runMeasured(_ executable: String, _ arguments: [String], inputPath: String) -> (status: Int32, peakKiB: Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return (-1, 0) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+    return (exitStatus, usage.ru_maxrss)
+}
+
+@Suite struct MemoryBoundTests {
+    /// The generated events workload (as ../shared/bench/gen.py writes it:
+    /// shuffled keys, ten scalars, a nested actor, 0–5 tags), 150,000
+    /// records (~75 MB), piped through standard input.
+    @Test func importThroughStdinStaysUnderTheMemoryCap() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let input = directory.appendingPathComponent("events.jsonl").path
+        FileManager.default.createFile(atPath: input, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
+        var state: UInt64 = 7
+        var chunk = ""
+        for index in 0..<150_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let id = (index &* 7_919 &+ 13) % 150_000
+            let actor = Int(state >> 40) % 7_500
+            let tags = (0..<Int(state >> 61)).map { "\"t\(($0 &+ index) % 40)\"" }.joined(separator: ",")
+            chunk += #"{"id": \#(id), "type": "PushEvent", "created_at": "2024-05-01T12:34:56Z", "public": true, "score": \#(index % 1000), "ratio": 0.5, "repo": "owner/repo-\#(index % 500)", "lang": "swift", "title": "commit fix merge update \#(index)", "body": "\#(String(repeating: "body text ", count: 30))", "actor": {"id": \#(actor), "login": "user\#(actor)", "url": "https://example.org/u/\#(actor)"}, "tags": [\#(tags)]}"# + "\n"
+            if chunk.utf8.count > 1 << 20 {
+                handle.write(Data(chunk.utf8))
+                chunk = ""
+            }
+        }
+        handle.write(Data(chunk.utf8))
+        try handle.close()
+        let mapping = TestPaths.file("events.yml", """
+            entities:
+              Event:
+                records: $
+                key: id
+                attributes: {id: integer, type: string, created_at: date, public: boolean, score: integer, ratio: double,
+                             repo: string, lang: string, title: string, body: string}
+                relationships:
+                  actor: {entity: Actor, source: actor}
+                  tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
+              Actor: {key: id, attributes: {id: integer, login: string, url: string}}
+              Tag: {key: name, attributes: {name: string}}
+            """)
+        let store = directory.appendingPathComponent("events.sqlite").path
+        let (status, peakKiB) = runMeasured(sluice, ["import", "--mapping", mapping, "--into", store, "--format", "jsonl", "-"], inputPath: input)
+        #expect(status == 0)
+        #expect(StoreReader(store).count("Event") == 150_000)
+        #expect(peakKiB > 0 && peakKiB < 64 * 1024, "peak RSS \(peakKiB) KiB")
+        print("memory bound: 150,000 records through stdin, peak RSS \(peakKiB) KiB")
+    }
+}
