@@ -98,12 +98,19 @@ extension SQLiteStore {
         }
     }
 
-    /// Inserts a row holding only `key` into `table` unless it exists.
+    /// Inserts a row holding only `key` into `table` unless it exists. The
+    /// statement is prepared once per table.
     private func stub(_ table: String, _ keyColumn: String, _ key: Cell, _ bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) {
         guard key != .absent && key != .null else { return }
-        let statement = try connection.prepare(
-            "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)", "preparing stubs of \(quoted(table))")
-        defer { sqlite3_finalize(statement) }
+        let statement: OpaquePointer
+        if let cached = stubStatements[table] {
+            statement = cached
+        } else {
+            statement = try connection.prepare(
+                "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)", "preparing stubs of \(quoted(table))")
+            stubStatements[table] = statement
+        }
+        sqlite3_reset(statement)
         bind(statement, 1, key, bytes)
         let code = sqlite3_step(statement)
         if code != SQLITE_DONE { throw connection.error("creating a stub in \(quoted(table))", code) }

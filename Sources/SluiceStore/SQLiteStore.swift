@@ -14,6 +14,8 @@ public final class SQLiteStore: RecordStore {
     let connection: SQLiteConnection
     let options: StoreOptions
     var tables: [String: TableState] = [:]
+    /// Cached stub inserts, by target table.
+    var stubStatements: [String: OpaquePointer] = [:]
     private var checkpointStatement: OpaquePointer?
 
     /// Asked just before each commit; when it returns true the transaction
@@ -73,6 +75,8 @@ public final class SQLiteStore: RecordStore {
     public func close() {
         for table in tables.values { table.finalize() }
         tables = [:]
+        for statement in stubStatements.values { sqlite3_finalize(statement) }
+        stubStatements = [:]
         sqlite3_finalize(checkpointStatement)
         checkpointStatement = nil
         connection.close()
