@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sluice builds and tests with (the C libraries'
 # -dev packages, the compression tools the tests use, sqlite3 for looking at
-# stores). Needs root or sudo; does nothing when everything is there.
+# stores, GNU time for the memory-bound test). Needs root or sudo; does
+# nothing when everything is there.
 set -euo pipefail
 packages=(pkg-config libxml2-dev libyajl-dev libsqlite3-dev zlib1g-dev libbz2-dev libzstd-dev liblzma-dev
-          gzip bzip2 zstd xz-utils sqlite3)
+          gzip bzip2 zstd xz-utils sqlite3 time)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -2,27 +2,25 @@ import Foundation
 import SluiceTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Runs `executable` with standard input from `inputPath`; returns the exit
-/// status and the child's peak resident set size in KiB (from wait4).
-func runMeasured(_ executable: String, _ arguments: [String], inputPath: String) -> (status: Int32, peakKiB: Int) {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return (-1, 0) }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
-    return (exitStatus, usage.ru_maxrss)
+/// Runs `executable` with standard input from `inputPath` under GNU time,
+/// which forks it from its own small process; returns the exit status and
+/// the child's peak resident set size in KiB. (Spawning it from the test
+/// process directly would not do: posix_spawn shares the test process's
+/// memory until exec, and Linux carries that high-water mark into the
+/// child's ru_maxrss.)
+func runMeasured(_ executable: String, _ arguments: [String], inputPath: String) throws -> (status: Int32, peakKiB: Int) {
+    let report = TestPaths.temporaryDirectory().appendingPathComponent("time.txt").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+    process.arguments = ["-f", "%M", "-o", report, executable] + arguments
+    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+    let peak = text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last ?? 0
+    return (process.terminationStatus, peak)
 }
 
 @Suite struct MemoryBoundTests {
@@ -63,7 +61,7 @@ func runMeasured(_ executable: String, _ arguments: [String], inputPath: String)
               Tag: {key: name, attributes: {name: string}}
             """)
         let store = directory.appendingPathComponent("events.sqlite").path
-        let (status, peakKiB) = runMeasured(sluice, ["import", "--mapping", mapping, "--into", store, "--format", "jsonl", "-"], inputPath: input)
+        let (status, peakKiB) = try runMeasured(sluice, ["import", "--mapping", mapping, "--into", store, "--format", "jsonl", "-"], inputPath: input)
         #expect(status == 0)
         #expect(StoreReader(store).count("Event") == 150_000)
         #expect(peakKiB > 0 && peakKiB < 64 * 1024, "peak RSS \(peakKiB) KiB")
