@@ -100,16 +100,8 @@ public final class EntityMapper: RowMapper {
                 if node != nil || gathered != nil { break }
             }
             if let gathered {
-                switch Gathering.json(tree, gathered, items: attribute.items, object: attribute.object) {
-                case .success(let text): arena.set(column, arena.text(text))
-                case .failure(let problem):
-                    if attribute.onInvalid == .null {
-                        arena.set(column, .null)
-                    } else {
-                        arena.abandonRow()
-                        throw RecordError(entity: schema.name, attribute: attribute.name, message: problem.description)
-                    }
-                }
+                let json = Gathering.json(tree, gathered, items: attribute.items, object: attribute.object)
+                try set(column, attribute, json.map { arena.text($0) }, &arena)
                 continue
             }
             guard let node else { continue }
@@ -124,17 +116,7 @@ public final class EntityMapper: RowMapper {
                     throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
                 }
             }
-            switch ValueConversion.cell(tree, node, attribute.rule, into: &arena) {
-            case .success(let cell):
-                arena.set(column, cell)
-            case .failure(let problem):
-                if attribute.onInvalid == .null {
-                    arena.set(column, .null)
-                } else {
-                    arena.abandonRow()
-                    throw RecordError(entity: schema.name, attribute: attribute.name, message: problem.description)
-                }
-            }
+            try set(column, attribute, ValueConversion.cell(tree, node, attribute.rule, into: &arena), &arena)
         }
         for column in schema.keyColumns {
             let key = arena[arena.rowCount - 1, column]
@@ -153,6 +135,22 @@ public final class EntityMapper: RowMapper {
             }
         }
         return .appended
+    }
+
+    /// Stores a converted value, or applies the attribute's invalid-value
+    /// policy: NULL, or an error that drops the row being built.
+    private func set(
+        _ column: Int, _ attribute: Attribute, _ result: Result<Cell, ConversionProblem>, _ arena: inout RowArena
+    ) throws(RecordError) {
+        switch result {
+        case .success(let cell):
+            arena.set(column, cell)
+        case .failure where attribute.onInvalid == .null:
+            arena.set(column, .null)
+        case .failure(let problem):
+            arena.abandonRow()
+            throw RecordError(entity: schema.name, attribute: attribute.name, message: problem.description)
+        }
     }
 
     private static func cell(_ value: StoredValue, _ arena: inout RowArena) -> Cell {

@@ -9,12 +9,7 @@ func jsonVerdict(_ path: String, chunk: Int = 65_536) -> ParseError? {
     let parser = JSONPushParser(handler: EventLog(), name: path, multipleValues: false)
     let bytes = [UInt8](data)
     do {
-        var start = 0
-        while start < bytes.count {
-            let end = min(start + chunk, bytes.count)
-            try bytes[start..<end].withUnsafeBytes { try parser.feed($0) }
-            start = end
-        }
+        try feedInChunks(bytes, chunk) { try parser.feed($0) }
         try parser.finish()
         return nil
     } catch let error as ParseError {

@@ -25,15 +25,19 @@ final class EventLog: XMLEventHandler, JSONEventHandler {
 
 struct StopError: Error, CustomStringConvertible { var description: String { "stopped by handler" } }
 
-func feedXML(_ text: String, chunk: Int = 65_536, log: EventLog = EventLog()) throws -> [String] {
-    let parser = XMLPushParser(handler: log, name: "test.xml")
-    let bytes = Array(text.utf8)
+/// Hands `bytes` to `feed` in pieces of `chunk` bytes.
+func feedInChunks(_ bytes: [UInt8], _ chunk: Int, _ feed: (UnsafeRawBufferPointer) throws -> Void) throws {
     var index = 0
     while index < bytes.count {
         let end = min(index + chunk, bytes.count)
-        try bytes[index..<end].withUnsafeBytes { try parser.feed($0) }
+        try bytes[index..<end].withUnsafeBytes { try feed($0) }
         index = end
     }
+}
+
+func feedXML(_ text: String, chunk: Int = 65_536, log: EventLog = EventLog()) throws -> [String] {
+    let parser = XMLPushParser(handler: log, name: "test.xml")
+    try feedInChunks(Array(text.utf8), chunk) { try parser.feed($0) }
     try parser.finish()
     return log.events
 }
@@ -41,13 +45,7 @@ func feedXML(_ text: String, chunk: Int = 65_536, log: EventLog = EventLog()) th
 func feedJSON(_ text: String, chunk: Int = 65_536, multiple: Bool = true) throws -> [String] {
     let log = EventLog()
     let parser = JSONPushParser(handler: log, name: "test.json", multipleValues: multiple)
-    let bytes = Array(text.utf8)
-    var index = 0
-    while index < bytes.count {
-        let end = min(index + chunk, bytes.count)
-        try bytes[index..<end].withUnsafeBytes { try parser.feed($0) }
-        index = end
-    }
+    try feedInChunks(Array(text.utf8), chunk) { try parser.feed($0) }
     try parser.finish()
     return log.events
 }
