@@ -4,7 +4,7 @@
 /// Letters (Unicode date pattern subset): `yyyy` year, `yy` two-digit year
 /// (2000–2099), `M`/`MM` month, `MMM` month abbreviation, `MMMM` month name,
 /// `d`/`dd` day, `H`/`HH` hour 0–23, `h`/`hh` hour 1–12 with `a` (AM/PM), `m`/`mm`
-/// minute, `s`/`ss` second, `S…` fraction (any count), `Z`/`ZZ`/`xxx`/`XXX` zone
+/// minute, `s`/`ss` second, `S…` fraction (any count), runs of `Z`, `X` or `x`: zone
 /// offset (`+0200`, `+02:00`, `Z`), `EEE`/`EEEE` day name (ignored); text in
 /// single quotes and any other character match themselves.
 struct DatePattern: Sendable, Equatable {
