@@ -75,7 +75,7 @@ public struct CompiledMapping {
                         name: "\(entity.name)_\(relationship.name)", sourceTable: entity.name, sourceColumns: sourceColumns,
                         sourceKeys: sourceSchema.keyColumns.map { sourceSchema.columns[$0].name },
                         targetColumn: ColumnSchema(name: targetName, type: keyColumn.type), targetTable: relationship.entity,
-                        targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered ? .replace : relationship.rule,
+                        targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
                         missing: relationship.missing))
                     link = links.count - 1
                 }

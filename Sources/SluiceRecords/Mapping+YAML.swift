@@ -197,7 +197,7 @@ private struct MappingReader {
                 }
                 if key.string == "many" { relationship.many = flag } else { relationship.ordered = flag }
             case "rule":
-                if let rule = LinkRule(rawValue: value.string ?? "") { relationship.rule = rule } else { problem(value, "\(context): `rule` is union or replace") }
+                if let rule = LinkRule(rawValue: value.string ?? "") { relationship.rule = rule } else { problem(value, "\(context): `rule` is union, replace or replace-and-delete") }
             case "missing":
                 if let policy = MissingTargetPolicy(rawValue: value.string ?? "") {
                     relationship.missing = policy

@@ -192,6 +192,9 @@ public enum LinkRule: String, Sendable {
     case union
     /// Unlink what the new list does not hold (the default).
     case replace
+    /// Like replace, and delete the target rows that were unlinked (children
+    /// dropped from their parent's list).
+    case replaceAndDelete = "replace-and-delete"
 }
 
 /// A relationship from an entity to another: a scalar key or list of keys

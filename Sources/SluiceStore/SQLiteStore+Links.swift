@@ -41,6 +41,8 @@ extension SQLiteStore {
         let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) ("
             + (link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]).joined(separator: ", ")
             + ") VALUES (" + Array(repeating: "?", count: width + 2).joined(separator: ", ") + ")"
+        let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
+        var stillLinked: [LinkValue: Set<LinkValue>] = [:]
         let delete = try connection.prepare(deleteSQL, "preparing link deletes")
         defer { sqlite3_finalize(delete) }
         let insert = try connection.prepare(insertSQL, "preparing link inserts")
@@ -59,7 +61,7 @@ extension SQLiteStore {
                 // Which of this source's rows stand, and whether to unlink first.
                 let kept: [Int]
                 let unlink: Bool
-                if link.rule == .replace {
+                if link.rule != .union {
                     kept = group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }
                     unlink = true
                 } else {
@@ -72,6 +74,10 @@ extension SQLiteStore {
                     let code = sqlite3_step(delete)
                     if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
                 }
+                if link.rule == .replaceAndDelete {
+                    let source = LinkValue.key(rows, group.first!, width)
+                    stillLinked[source] = Set(kept.map { LinkValue(rows, rows[$0, width]) })
+                }
                 for row in kept {
                     sqlite3_reset(insert)
                     for column in 0..<(width + 2) { bind(insert, Int32(column + 1), rows[row, column], bytes) }
@@ -80,6 +86,53 @@ extension SQLiteStore {
                     if link.missing == .stub { try stub(link.targetTable, link.targetKey, rows[row, width], bytes) }
                 }
                 start = end
+            }
+        }
+        if link.rule == .replaceAndDelete { try deleteDropped(dropped, stillLinked, link) }
+    }
+
+    /// The targets linked now from each source of the batch, read with one
+    /// query for the whole batch.
+    private func linkedTargets(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) -> [LinkValue: Set<LinkValue>] {
+        let width = link.sourceColumns.count
+        guard rows.rowCount > 0 else { return [:] }
+        let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
+        let names = link.sourceColumns.map { quoted($0.name) }.joined(separator: ", ")
+        let statement = try connection.prepare(
+            "SELECT \(names), \(quoted(link.targetColumn.name)) FROM \(quoted(link.name)) WHERE (\(names)) IN (VALUES "
+                + Array(repeating: tuple, count: rows.rowCount).joined(separator: ",") + ")",
+            "reading the links of \(quoted(link.name))")
+        defer { sqlite3_finalize(statement) }
+        var linked: [LinkValue: Set<LinkValue>] = [:]
+        try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+            for row in 0..<rows.rowCount {
+                for column in 0..<width { bind(statement, Int32(row * width + column + 1), rows[row, column], bytes) }
+            }
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw connection.error("reading the links of \(quoted(link.name))", code) }
+                let source = LinkValue.composite((0..<width).map { LinkValue(statement, Int32($0)) })
+                linked[source, default: []].insert(LinkValue(statement, Int32(width)))
+            }
+        }
+        return linked
+    }
+
+    /// Deletes the target rows a replace-and-delete batch unlinked.
+    private func deleteDropped(
+        _ before: [LinkValue: Set<LinkValue>], _ after: [LinkValue: Set<LinkValue>], _ link: LinkSchema
+    ) throws(StoreError) {
+        let statement = try connection.prepare(
+            "DELETE FROM \(quoted(link.targetTable)) WHERE \(quoted(link.targetKey)) = ?", "deleting dropped children")
+        defer { sqlite3_finalize(statement) }
+        for (source, targets) in before {
+            guard let now = after[source] else { continue }
+            for target in targets.subtracting(now) {
+                sqlite3_reset(statement)
+                target.bind(statement, 1)
+                let code = sqlite3_step(statement)
+                if code != SQLITE_DONE { throw connection.error("deleting dropped children of \(quoted(link.name))", code) }
             }
         }
     }
@@ -141,5 +194,52 @@ extension SQLiteStore {
             result.append((link.name, Int(count.first ?? "") ?? 0, link.missing))
         }
         return result
+    }
+}
+
+/// A key value read from a batch or from the store, comparable across both.
+enum LinkValue: Hashable {
+    case integer(Int64)
+    case real(Double)
+    case text([UInt8])
+    case null
+    indirect case composite([LinkValue])
+
+    init(_ rows: RowArena, _ cell: Cell) {
+        switch cell {
+        case .integer(let value): self = .integer(value)
+        case .real(let value): self = .real(value)
+        case .text, .blob: self = .text(rows.withText(cell) { Array($0) })
+        case .absent, .null: self = .null
+        }
+    }
+
+    init(_ statement: OpaquePointer?, _ column: Int32) {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, column))
+        case SQLITE_NULL: self = .null
+        default:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            let bytes = sqlite3_column_blob(statement, column)
+            self = .text(bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
+        }
+    }
+
+    /// The source key of link row `row`: its first `width` cells.
+    static func key(_ rows: RowArena, _ row: Int, _ width: Int) -> LinkValue {
+        .composite((0..<width).map { LinkValue(rows, rows[row, $0]) })
+    }
+
+    func bind(_ statement: OpaquePointer?, _ index: Int32) {
+        switch self {
+        case .integer(let value): sqlite3_bind_int64(statement, index, value)
+        case .real(let value): sqlite3_bind_double(statement, index, value)
+        case .text(let bytes):
+            bytes.withUnsafeBytes { raw in
+                _ = sqlite3_bind_text(statement, index, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), sluice_sqlite_transient())
+            }
+        case .null, .composite: sqlite3_bind_null(statement, index)
+        }
     }
 }
