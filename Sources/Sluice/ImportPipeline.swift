@@ -165,7 +165,7 @@ final class ImportPipeline {
                     warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
                     continue
                 }
-                counts[entity].deleted += try store.deleteMissing(mapper.schema)
+                counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
             }
         } catch {
             record(failure: .store(error))

@@ -47,10 +47,10 @@ extension SQLiteStore {
     }
 
     /// Deletes the stored rows of `schema`'s entity, within its delete scope,
-    /// whose keys the run did not see, in one transaction, and drops the
-    /// seen-keys table. Call only after every input was read without error.
-    /// Returns the number of rows deleted.
-    public func deleteMissing(_ schema: TableSchema) throws(StoreError) -> Int {
+    /// whose keys the run did not see, and the links from them in `links`,
+    /// in one transaction, and drops the seen-keys table. Call only after
+    /// every input was read without error. Returns the number of rows deleted.
+    public func deleteMissing(_ schema: TableSchema, links: [LinkSchema] = []) throws(StoreError) -> Int {
         let table = quoted(schema.name)
         let seen = quoted(Self.seenTable(schema))
         let match = schema.keyColumns.map { "s.\(quoted(schema.columns[$0].name)) = \(table).\(quoted(schema.columns[$0].name))" }
@@ -79,6 +79,12 @@ extension SQLiteStore {
             let code = sqlite3_step(statement)
             if code != SQLITE_DONE { throw connection.error("deleting missing rows of \(table)", code) }
             let deleted = Int(sqlite3_changes(connection.handle))
+            for link in links where link.sourceTable == schema.name && deleted > 0 {
+                let match = zip(link.sourceColumns, link.sourceKeys).map { "s.\(quoted($0.1)) = l.\(quoted($0.0.name))" }
+                try connection.execute(
+                    "DELETE FROM \(quoted(link.name)) AS l WHERE NOT EXISTS (SELECT 1 FROM \(table) s WHERE \(match.joined(separator: " AND ")))",
+                    "deleting the links of deleted rows of \(table)")
+            }
             if let state = tables[schema.name] {
                 sqlite3_finalize(state.seen)
                 state.seen = nil

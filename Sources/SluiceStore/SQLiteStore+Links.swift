@@ -24,8 +24,10 @@ extension SQLiteStore {
 
     /// Applies one batch of link rows. Per source key only its last record
     /// counts: under `replace` (or when that record's list is empty or null)
-    /// its stored links are deleted first; then its links are inserted.
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+    /// its stored links are deleted first — unless the source is in
+    /// `newSources` (inserted by this transaction, so it has none); then its
+    /// links are inserted.
+    func applyLinks(_ rows: RowArena, _ link: LinkSchema, newSources: Set<LinkValue>) throws(StoreError) {
         let width = link.sourceColumns.count
         let order = rows.rowCount
         var indices = Array(0..<order)
@@ -68,7 +70,7 @@ extension SQLiteStore {
                     kept = group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) }
                     unlink = cut != nil
                 }
-                if unlink {
+                if unlink && (newSources.isEmpty || !newSources.contains(LinkValue.key(rows, group.first!, width))) {
                     sqlite3_reset(delete)
                     for column in 0..<width { bind(delete, Int32(column + 1), rows[group.first!, column], bytes) }
                     let code = sqlite3_step(delete)
@@ -228,7 +230,12 @@ enum LinkValue: Hashable {
 
     /// The source key of link row `row`: its first `width` cells.
     static func key(_ rows: RowArena, _ row: Int, _ width: Int) -> LinkValue {
-        .composite((0..<width).map { LinkValue(rows, rows[row, $0]) })
+        key(rows, row, columns: Array(0..<width))
+    }
+
+    /// The key of row `row` made of `columns`.
+    static func key(_ rows: RowArena, _ row: Int, columns: [Int]) -> LinkValue {
+        .composite(columns.map { LinkValue(rows, rows[row, $0]) })
     }
 
     func bind(_ statement: OpaquePointer?, _ index: Int32) {

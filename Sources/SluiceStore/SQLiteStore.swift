@@ -186,15 +186,21 @@ public final class SQLiteStore: RecordStore {
         try connection.execute("BEGIN IMMEDIATE", "starting a batch transaction")
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]
+            // Sources inserted by this transaction have no links to unlink.
+            let linked = Set(group.batches.compactMap { $0.link?.sourceTable })
+            var newSources: [String: Set<LinkValue>] = [:]
             for batch in group.batches where batch.link == nil {
                 let table = try table(for: batch.schema)
-                counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: table))
+                let wantsNew = linked.contains(batch.schema.name)
+                let (merged, inserted) = try merge(batch.rows, into: table, collectingNewKeys: wantsNew)
+                counts[batch.entity, default: EntityCounts()].add(merged)
+                if wantsNew { newSources[batch.schema.name, default: []].formUnion(inserted) }
             }
             // Links and stubs after every entity batch: targets created in
             // this group exist before stubs are considered.
             for batch in group.batches where batch.link == nil { try stubReferences(batch.rows, batch.schema) }
             for batch in group.batches {
-                if let link = batch.link { try applyLinks(batch.rows, link) }
+                if let link = batch.link { try applyLinks(batch.rows, link, newSources: newSources[link.sourceTable] ?? []) }
             }
             try saveCheckpoint(group.checkpoint)
             if shouldAbort?() == true {
@@ -233,8 +239,11 @@ public final class SQLiteStore: RecordStore {
 
     /// The find-or-create merge of one batch. O(n log n) in the batch's rows
     /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys and
-    /// one write per new or changed row.
-    private func merge(_ rows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
+    /// one write per new or changed row. With `collectingNewKeys`, also
+    /// returns the keys it inserted.
+    private func merge(
+        _ rows: RowArena, into table: TableState, collectingNewKeys: Bool
+    ) throws(StoreError) -> (EntityCounts, Set<LinkValue>) {
         let keys = table.schema.keyColumns
         let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.lastOccurrences(rows, keyColumns: keys)
         var status = [RowStatus](repeating: .new, count: order.count)
@@ -248,7 +257,9 @@ public final class SQLiteStore: RecordStore {
             if table.schema.deleteMissing ?? options.deleteMissing { try markSeen(rows, order, bytes, table) }
         }
         var counts = EntityCounts()
-        for state in status {
+        var inserted: Set<LinkValue> = []
+        for (position, state) in status.enumerated() {
+            if collectingNewKeys && state == .new { inserted.insert(LinkValue.key(rows, order[position], columns: keys)) }
             switch state {
             case .new: counts.inserted += 1
             case .changed: counts.updated += 1
@@ -256,7 +267,7 @@ public final class SQLiteStore: RecordStore {
             case .skipped: counts.skipped += 1
             }
         }
-        return counts
+        return (counts, inserted)
     }
 
     enum RowStatus { case new, changed, unchanged, skipped }
