@@ -68,11 +68,15 @@ public struct ImportReport: Sendable, Equatable {
             "\(Self.quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
                 + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted), \"skipped\": \(counts.skipped)}"
         }
-        let millis = Int((seconds * 1000).rounded())
-        let fraction = String(millis % 1000)
-        let secondsText = "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
         return "{\"records\": \(records), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
             + "\"entities\": {\(entities.joined(separator: ", "))}}"
+    }
+
+    /// ``seconds`` with three decimals, e.g. `12.034`.
+    public var secondsText: String {
+        let millis = Int((seconds * 1000).rounded())
+        let fraction = String(millis % 1000)
+        return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     private static func quote(_ text: String) -> String {

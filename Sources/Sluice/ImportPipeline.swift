@@ -225,12 +225,11 @@ final class ImportPipeline {
     }
 
     /// After a failure: let the store commit what was parsed before it, then
-    /// stop. Returns a store failure if one happened meanwhile.
-    func drain() -> StoreError? {
+    /// stop.
+    func drain() {
         queue.close()
         storeWorker?.join()
         storeWorker = nil
-        return storeFailure
     }
 
     /// The committed records of each input of an interrupted run, checked

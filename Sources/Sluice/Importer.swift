@@ -147,7 +147,7 @@ public struct Importer: Sendable {
         } catch {
             if case .cancelled = error { pipeline.cancel() }
             // What was parsed before the error is still committed.
-            _ = pipeline.drain()
+            pipeline.drain()
             pipeline.record(failure: error)
             throw error
         }

@@ -23,7 +23,7 @@ public final class PushImport {
             try pipeline.feed(bytes, raw: pushed)
         } catch {
             finished = true
-            _ = pipeline.drain()
+            pipeline.drain()
             pipeline.record(failure: error)
             throw error
         }
@@ -48,7 +48,7 @@ public final class PushImport {
         do {
             try pipeline.endInput()
         } catch {
-            _ = pipeline.drain()
+            pipeline.drain()
             pipeline.record(failure: error)
             throw error
         }

@@ -9,7 +9,7 @@ enum Summary {
     /// A table of counts per entity and the totals.
     static func text(_ report: ImportReport) -> String {
         let rate = report.seconds > 0 ? Int(Double(report.records) / report.seconds) : report.records
-        var lines = ["\(report.records) records, \(report.bytes) bytes in \(format(report.seconds)) s (\(rate) records/s)"]
+        var lines = ["\(report.records) records, \(report.bytes) bytes in \(report.secondsText) s (\(rate) records/s)"]
         let width = max(6, report.entities.map(\.name.count).max() ?? 0)
         lines.append("entity".padding(width) + "  inserted   updated unchanged   deleted   skipped")
         for (name, counts) in report.entities {
@@ -36,11 +36,6 @@ enum Summary {
         var description: String { reason }
     }
 
-    static func format(_ seconds: Double) -> String {
-        let millis = Int((seconds * 1000).rounded())
-        let fraction = String(millis % 1000)
-        return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
 }
 
 /// A one-line progress display on standard error, for terminals only.
