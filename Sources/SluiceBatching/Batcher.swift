@@ -13,6 +13,9 @@ public final class Batcher: RecordSink {
     private let maxNesting = 64
     private var rows = 0
     private var bytes = 0
+    /// Makes the derived keys of `keyless: create` rows unique to this
+    /// batcher (and so to this run).
+    private let creationToken = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     /// Records each entity skipped (filtered out or missing their key).
     public private(set) var skipped: [Int]
 
@@ -43,12 +46,18 @@ public final class Batcher: RecordSink {
     /// relationships: nested objects are found or created in their target
     /// entity, to-many lists become link rows. Returns the row's key cell in
     /// its arena (when it has a single key), or `nil` if the record was skipped.
-    private func append(_ entity: Int, _ tree: RecordTree, root: Int32, ordinal: Int, depth: Int) throws -> Cell? {
+    private func append(
+        _ entity: Int, _ tree: RecordTree, root: Int32, ordinal: Int, depth: Int, derivedKey: [UInt8]? = nil
+    ) throws -> Cell? {
         let mapper = mappers[entity]
         var arena = take(entity)
         let before = arena.byteSize
         let outcome = try mapper.appendRow(tree, root: root, ordinal: ordinal, into: &arena)
+        if outcome == .appended, let column = (mapper as? EntityMapper)?.derivedKey, let derivedKey {
+            arena.set(column, arena.text(derivedKey))
+        }
         bytes += arena.byteSize - before
+        let row = arena.rowCount - 1
         let keyColumns = mapper.schema.keyColumns
         let sourceKey = outcome == .appended ? keyColumns.map { arena[arena.rowCount - 1, $0] } : []
         let keyCell = keyColumns.count == 1 ? sourceKey.first : nil
@@ -65,28 +74,72 @@ public final class Batcher: RecordSink {
         for relation in entityMapper.relations {
             if let link = relation.link {
                 guard let items = tree.resolveAll(relation.source, from: root) else { continue }
-                try appendLinks(link, relation, tree, items, source: sourceKey, sourceArena: entity, ordinal: ordinal, depth: depth)
-            } else if let node = tree.resolve(relation.source, from: root), Self.isObject(tree, node) {
-                _ = try append(relation.target, tree, root: node, ordinal: ordinal, depth: depth + 1)
+                try appendLinks(link, relation, tree, items, source: (entity, sourceKey), ordinal: ordinal, depth: depth)
+            } else if let node = tree.resolve(relation.source, from: root) {
+                guard Self.isObject(tree, node) else {
+                    if relation.keyless != nil, tree.nodes[Int(node)].kind == .null, let column = relation.referenceColumn {
+                        arenas[entity]?.set(row: row, column, .null)
+                    }
+                    continue
+                }
+                let derived = relation.keyless.map { makeDerivedKey($0, relation, parent: (entity, sourceKey), ordinal: ordinal, node: node, position: nil) }
+                let childKey = try append(relation.target, tree, root: node, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
+                if let derived, childKey != nil, let column = relation.referenceColumn, var parent = arenas[entity] {
+                    arenas[entity] = nil
+                    let before = parent.byteSize
+                    parent.set(row: row, column, parent.text(derived))
+                    bytes += parent.byteSize - before
+                    arenas[entity] = parent
+                }
             }
         }
         return keyCell
+    }
+
+    /// The key of a nested object of an entity without a key: under `reuse`
+    /// the parent's entity and key, the relationship and the list position
+    /// (so the same parent reaches the same row again); under `create`, or
+    /// for a parent without a key, unique to this batcher, record and node.
+    private func makeDerivedKey(
+        _ rule: KeylessRule, _ relation: Relation, parent: (entity: Int, key: [Cell]), ordinal: Int, node: Int32, position: Int?
+    ) -> [UInt8] {
+        var text: [UInt8] = []
+        if rule == .reuse && !parent.key.isEmpty, let arena = arenas[parent.entity] {
+            text += mappers[parent.entity].schema.name.utf8
+            for (index, cell) in parent.key.enumerated() {
+                text.append(index == 0 ? UInt8(ascii: ":") : 0x1F)
+                switch cell {
+                case .integer(let value): text += String(value).utf8
+                case .real(let value): text += String(value).utf8
+                case .text, .blob: arena.withText(cell) { text += $0 }
+                case .absent, .null: break
+                }
+            }
+            text += "/\(relation.name)".utf8
+            if let position { text += "#\(position)".utf8 }
+        } else {
+            text += "\(creationToken):\(ordinal):\(node)".utf8
+        }
+        return text
     }
 
     /// Appends the link rows of one record's list: source key, target key,
     /// position; an empty list leaves one marker row (no target) that clears
     /// the record's links.
     private func appendLinks(
-        _ link: Int, _ relation: Relation, _ tree: RecordTree, _ items: [Int32], source: [Cell], sourceArena: Int,
+        _ link: Int, _ relation: Relation, _ tree: RecordTree, _ items: [Int32], source: (entity: Int, key: [Cell]),
         ordinal: Int, depth: Int
     ) throws {
         let schema = links[link]
         var targets: [(cell: Cell, arena: Int?)] = []
-        for item in items {
-            if Self.isObject(tree, item) {
-                // A skipped or keyless target links nothing (.null is dropped below).
-                let key = try append(relation.target, tree, root: item, ordinal: ordinal, depth: depth + 1)
+        for (position, item) in items.enumerated() {
+            if !relation.readsItemKeys && Self.isObject(tree, item) {
+                let derived = relation.keyless.map { makeDerivedKey($0, relation, parent: source, ordinal: ordinal, node: item, position: position) }
+                // A skipped target links nothing (.null is dropped below).
+                let key = try append(relation.target, tree, root: item, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
                 targets.append((key ?? .null, relation.target))
+            } else if relation.keyless != nil {
+                throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: "`\(relation.name)` lists objects of an entity without a key, and item \(position + 1) is not an object")
             } else {
                 targets.append((.absent, nil))
             }
@@ -100,8 +153,8 @@ public final class Batcher: RecordSink {
         }
         func beginRow() {
             arena.beginRow(ordinal: ordinal)
-            let sourceCells = arenas[sourceArena] ?? RowArena(columnCount: 0)
-            for (column, cell) in source.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
+            let sourceCells = arenas[source.entity] ?? RowArena(columnCount: 0)
+            for (column, cell) in source.key.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
         }
         if items.isEmpty {
             beginRow()
@@ -110,8 +163,20 @@ public final class Batcher: RecordSink {
         for (position, item) in items.enumerated() {
             let target = targets[position]
             let cell: Cell
+            var entity: [UInt8]?
+            var attributes: [Cell] = []
             if let targetArena = target.arena {
                 cell = arena.copy(target.cell, from: arenas[targetArena] ?? RowArena(columnCount: 0))
+            } else if relation.readsItemKeys {
+                do {
+                    (cell, entity) = try relation.itemTarget(tree, item, into: &arena).get()
+                    attributes = try relation.itemAttributes(tree, item, into: &arena).get()
+                } catch {
+                    throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: "item \(position + 1): \(error)")
+                }
+                if cell == .absent || cell == .null {
+                    throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: "item \(position + 1) has no target key")
+                }
             } else {
                 switch relation.keyCell(tree, item, into: &arena) {
                 case .success(let converted): cell = converted
@@ -123,6 +188,8 @@ public final class Batcher: RecordSink {
             beginRow()
             arena.set(schema.sourceColumns.count, cell)
             arena.set(schema.sourceColumns.count + 1, .integer(Int64(position)))
+            if let entity { arena.set(schema.sourceColumns.count + 2, arena.text(entity)) }
+            for (index, attribute) in attributes.enumerated() { arena.set(schema.firstAttributeCell + index, attribute) }
             rows += 1
         }
     }

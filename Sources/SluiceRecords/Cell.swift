@@ -50,6 +50,11 @@ public struct RowArena: Sendable {
         cells[cells.count - columnCount + column] = cell
     }
 
+    /// Sets `column` of the complete row `row`.
+    public mutating func set(row: Int, _ column: Int, _ cell: Cell) {
+        cells[row * columnCount + column] = cell
+    }
+
     /// Copies `text` into the arena and returns its cell. O(text).
     public mutating func text(_ text: some Collection<UInt8>) -> Cell {
         let offset = Int32(bytes.count)

@@ -56,7 +56,8 @@ public struct CompiledMapping {
             guard let mapper = mappers[index] as? EntityMapper else { continue }
             let kind = Self.documentKind(of: entity, in: mapping)
             for relationship in entity.relationships {
-                guard let target = mapping.entities.firstIndex(where: { $0.name == relationship.entity }),
+                let targetEntity = relationship.entities.first?.entity ?? relationship.entity
+                guard let target = mapping.entities.firstIndex(where: { $0.name == targetEntity }),
                     case .success(let source) = FieldPath.parse(relationship.source, kind: kind),
                     let targetKey = mappers[target].schema.keyColumns.first
                 else { continue }
@@ -67,20 +68,25 @@ public struct CompiledMapping {
                     let sourceColumns = sourceSchema.keyColumns.map { column in
                         ColumnSchema(name: "\(entity.name)_\(sourceSchema.columns[column].name)", type: sourceSchema.columns[column].type)
                     }
-                    var targetName = "\(relationship.entity)_\(keyColumn.name)"
+                    var targetName = relationship.entities.isEmpty ? "\(relationship.entity)_\(keyColumn.name)" : "target_key"
                     if sourceColumns.contains(where: { $0.name.lowercased() == targetName.lowercased() }) {
                         targetName = "\(relationship.name)_\(keyColumn.name)"
                     }
                     links.append(LinkSchema(
                         name: "\(entity.name)_\(relationship.name)", sourceTable: entity.name, sourceColumns: sourceColumns,
                         sourceKeys: sourceSchema.keyColumns.map { sourceSchema.columns[$0].name },
-                        targetColumn: ColumnSchema(name: targetName, type: keyColumn.type), targetTable: relationship.entity,
+                        targetColumn: ColumnSchema(name: targetName, type: keyColumn.type), targetTable: targetEntity,
                         targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
-                        missing: relationship.missing))
+                        missing: relationship.missing, choices: Self.linkTargets(relationship, mappers: mappers, in: mapping),
+                        attributeColumns: relationship.attributes.map { ColumnSchema(name: $0.name, type: $0.type) }))
                     link = links.count - 1
                 }
-                mapper.relations.append(Relation(
-                    source: source, target: target, link: link, keyRule: ValueRule(type: keyColumn.type)))
+                var relation = Relation(
+                    name: relationship.name, source: source, target: target, link: link, keyRule: ValueRule(type: keyColumn.type),
+                    keyless: relationship.keyless,
+                    referenceColumn: relationship.many ? nil : mapper.schema.columns.firstIndex { $0.name == relationship.name })
+                Self.readItems(relationship, into: &relation, kind: kind, mappers: mappers, in: mapping)
+                mapper.relations.append(relation)
             }
         }
     }
@@ -89,7 +95,7 @@ public struct CompiledMapping {
     /// only through relationships, that of an entity leading to it.
     static func documentKind(of entity: EntityMapping, in mapping: Mapping, visited: Set<String> = []) -> DocumentKind {
         if let first = entity.records.first, case .success(let path) = RecordPath.parse(first) { return path.kind }
-        for referrer in mapping.entities where !visited.contains(referrer.name) && referrer.relationships.contains(where: { $0.entity == entity.name }) {
+        for referrer in mapping.entities where !visited.contains(referrer.name) && referrer.relationships.contains(where: { $0.targets(entity.name) }) {
             return documentKind(of: referrer, in: mapping, visited: visited.union([entity.name]))
         }
         return .xml
@@ -113,10 +119,19 @@ public struct CompiledMapping {
         // from the nested object (its key's sources below the relationship's
         // source), or the source itself when it is the key.
         var relationshipAttributes: [AttributeMapping] = []
+        var unsourced: Set<String> = []
         for relationship in entity.relationships where !relationship.many {
-            guard let target = mapping.entities.first(where: { $0.name == relationship.entity }), target.key.count == 1,
-                let key = target.attributes.first(where: { $0.name == target.key[0] })
-            else { continue }
+            guard let target = mapping.entities.first(where: { $0.name == relationship.entity }) else { continue }
+            if target.key.isEmpty && relationship.keyless != nil {
+                // The batcher writes the derived key of the nested object.
+                unsourced.insert(relationship.name)
+                relationshipAttributes.append(AttributeMapping(name: relationship.name, type: .string))
+                references.append(Reference(
+                    column: entity.attributes.count + relationshipAttributes.count - 1, name: relationship.name,
+                    targetTable: target.name, targetKey: TableSchema.derivedKeyName, missing: relationship.missing))
+                continue
+            }
+            guard target.key.count == 1, let key = target.attributes.first(where: { $0.name == target.key[0] }) else { continue }
             let separator = kind == .xml ? "/" : "."
             let keySources = key.sources.isEmpty ? (kind == .xml ? ["@" + key.name, key.name] : [key.name]) : key.sources
             let sources = (relationship.source == "." ? keySources : keySources.map { relationship.source + separator + $0 })
@@ -133,7 +148,7 @@ public struct CompiledMapping {
             } else {
                 sources = attribute.sources
             }
-            let paths = sources.compactMap { try? FieldPath.parse($0, kind: kind).get() }
+            let paths = unsourced.contains(attribute.name) ? [] : sources.compactMap { try? FieldPath.parse($0, kind: kind).get() }
             let rule = self.rule(for: attribute)
             var object: (key: FieldPath, value: FieldPath)?
             if let key = attribute.objectKey, let value = attribute.objectValue,
@@ -149,7 +164,13 @@ public struct CompiledMapping {
                 name: attribute.name, type: attribute.type,
                 defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, rule).get() }))
         }
-        let keys = entity.key.compactMap { key in entity.attributes.firstIndex { $0.name == key } }
+        var keys = entity.key.compactMap { key in entity.attributes.firstIndex { $0.name == key } }
+        var derivedKey: Int?
+        if entity.key.isEmpty && isKeylessTarget(entity, in: mapping) {
+            columns.append(ColumnSchema(name: TableSchema.derivedKeyName, type: .string))
+            derivedKey = columns.count - 1
+            keys = [columns.count - 1]
+        }
         let filters = entity.filter.compactMap { condition in
             (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
         }
@@ -163,9 +184,10 @@ public struct CompiledMapping {
         schema.deleteScope = entity.deleteScope.compactMap { condition in
             entity.attributes.firstIndex { $0.name == condition.path }.map { ($0, condition.test) }
         }
+        schema.deleteScopeParent = entity.deleteScopeParent.flatMap { name in references.first { $0.name == name } }
         return EntityMapper(
             schema: schema, attributes: attributes,
-            filters: filters, missingKey: entity.missingKey, kind: kind, hooks: hooks)
+            filters: filters, missingKey: entity.missingKey, kind: kind, hooks: hooks, derivedKey: derivedKey)
     }
 
     private static func rule(for attribute: AttributeMapping) -> ValueRule {
@@ -200,7 +222,7 @@ public struct CompiledMapping {
             if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.hasPrefix("_sluice") {
                 problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
             }
-            let targeted = mapping.entities.contains { other in other.relationships.contains { $0.entity == entity.name } }
+            let targeted = mapping.entities.contains { other in other.relationships.contains { $0.targets(entity.name) } }
             if entity.records.isEmpty && !targeted {
                 problems.append(.init(line: entity.line, message: "\(context) has no `records` path and no relationship leads to it"))
             }
@@ -275,13 +297,13 @@ public struct CompiledMapping {
             }
             for relationship in entity.relationships {
                 let where_ = "\(context), relationship `\(relationship.name)`"
-                guard let target = mapping.entities.first(where: { $0.name == relationship.entity }) else {
-                    problems.append(.init(line: relationship.line, message: "\(where_): there is no entity `\(relationship.entity)`"))
+                problems += itemProblems(relationship, in: mapping, kind: kind, where_)
+                let targetName = relationship.entities.first?.entity ?? relationship.entity
+                guard let target = mapping.entities.first(where: { $0.name == targetName }) else {
+                    problems.append(.init(line: relationship.line, message: "\(where_): there is no entity `\(targetName)`"))
                     continue
                 }
-                if target.key.count != 1 {
-                    problems.append(.init(line: relationship.line, message: "\(where_): the target `\(target.name)` needs a single-attribute key"))
-                }
+                problems += keyProblems(relationship, target: target, where_)
                 if relationship.many && entity.key.isEmpty {
                     problems.append(.init(line: relationship.line, message: "\(where_): a to-many relationship needs a key on `\(entity.name)`"))
                 }
@@ -296,6 +318,11 @@ public struct CompiledMapping {
                 if entity.attributes.contains(where: { $0.name.lowercased() == relationship.name.lowercased() }) && !relationship.many {
                     problems.append(.init(line: relationship.line, message: "\(where_): an attribute has the same name"))
                 }
+            }
+            if let parent = entity.deleteScopeParent,
+                !entity.relationships.contains(where: { $0.name == parent && !$0.many && $0.keyless == nil })
+            {
+                problems.append(.init(line: entity.line, message: "\(context): delete-scope-parent `\(parent)` is not a to-one relationship to an entity with a key"))
             }
             if entity.deleteMissing == true && entity.key.isEmpty {
                 problems.append(.init(line: entity.line, message: "\(context): delete-missing needs a key"))

@@ -106,6 +106,8 @@ private struct MappingReader {
             case "delete-missing":
                 if let flag = value.bool { entity.deleteMissing = flag } else { problem(value, "entity `\(name)`: `delete-missing` is true or false") }
             case "delete-scope": entity.deleteScope = filter(value, "entity `\(name)`: `delete-scope`")
+            case "delete-scope-parent":
+                if let parent = value.string { entity.deleteScopeParent = parent } else { problem(value, "entity `\(name)`: `delete-scope-parent` names a to-one relationship") }
             case "relationships":
                 guard let list = value.mapping else {
                     problem(value, "entity `\(name)`: `relationships` maps names to {entity, source, many, ordered, rule, missing}")
@@ -121,7 +123,7 @@ private struct MappingReader {
                     entity.attributes.append(attribute(entity: name, attributeName, spec))
                 }
             default:
-                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, attributes, relationships)")
+                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, delete-scope-parent, attributes, relationships)")
             }
         }
         if !keyGiven { problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)") }
@@ -183,7 +185,7 @@ private struct MappingReader {
         let context = "entity `\(entity)`, relationship `\(name)`"
         var relationship = RelationshipMapping(name: name, entity: "", source: name, line: nameNode.mark?.line)
         guard let settings = node.mapping else {
-            problem(node, "\(context): expected {entity, source, many, ordered, rule, missing}")
+            problem(node, "\(context): expected {entity, source, many, ordered, rule, missing, keyless, key, entity-by, entities, attributes}")
             return relationship
         }
         for (key, value) in settings {
@@ -204,11 +206,27 @@ private struct MappingReader {
                 } else {
                     problem(value, "\(context): `missing` is dangling, stub or error")
                 }
+            case "key": relationship.key = value.string
+            case "entity-by": relationship.entityBy = value.string
+            case "entities":
+                guard let pairs = value.mapping else {
+                    problem(value, "\(context): `entities` maps item values to entities, e.g. {node: Node, way: Way}")
+                    continue
+                }
+                relationship.entities = pairs.map { TargetChoice(value: $0.key.string ?? "", entity: $0.value.string ?? "") }
+            case "attributes":
+                guard let attributes = value.mapping else {
+                    problem(value, "\(context): `attributes` maps link column names to types or settings")
+                    continue
+                }
+                relationship.attributes = attributes.map { attribute(entity: "\(entity)`, relationship `\(name)", $0.key, $0.value) }
+            case "keyless":
+                if let rule = KeylessRule(rawValue: value.string ?? "") { relationship.keyless = rule } else { problem(value, "\(context): `keyless` is reuse or create") }
             default:
-                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected entity, source, many, ordered, rule, missing)")
+                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected entity, source, many, ordered, rule, missing, keyless, key, entity-by, entities, attributes)")
             }
         }
-        if relationship.entity.isEmpty { problem(nameNode, "\(context) names no target `entity`") }
+        if relationship.entity.isEmpty && relationship.entities.isEmpty { problem(nameNode, "\(context) names no target `entity`") }
         return relationship
     }
 

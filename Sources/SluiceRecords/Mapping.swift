@@ -145,6 +145,10 @@ public struct EntityMapping: Sendable, Equatable {
     /// Limits delete-missing to stored rows whose columns pass these
     /// conditions (compared with the stored values as text).
     public var deleteScope: [FilterCondition] = []
+    /// Limits delete-missing to stored rows whose to-one relationship of
+    /// this name points at a record the run imported (children of imported
+    /// parents).
+    public var deleteScopeParent: String?
     /// Links to other entities.
     public var relationships: [RelationshipMapping] = []
     /// The attributes, in column order.
@@ -197,6 +201,29 @@ public enum LinkRule: String, Sendable {
     case replaceAndDelete = "replace-and-delete"
 }
 
+/// One target entity of a relationship whose items name their entity.
+public struct TargetChoice: Sendable, Equatable {
+    /// The item's value (`way`).
+    public var value: String
+    /// The entity it means (`Way`).
+    public var entity: String
+
+    /// Creates a choice.
+    public init(value: String, entity: String) {
+        self.value = value
+        self.entity = entity
+    }
+}
+
+/// What a nested object of an entity without a key becomes.
+public enum KeylessRule: String, Sendable {
+    /// The parent's object updates the row linked from the same parent (and
+    /// position): re-importing the parent does not add rows.
+    case reuse
+    /// Every occurrence is a new row.
+    case create
+}
+
 /// A relationship from an entity to another: a scalar key or list of keys
 /// (linked by the target's natural key), or nested objects that are found or
 /// created in the target entity and linked.
@@ -217,8 +244,26 @@ public struct RelationshipMapping: Sendable, Equatable {
     public var rule: LinkRule
     /// Links to targets that are not stored.
     public var missing: MissingTargetPolicy
+    /// For a target entity without a key: whether a parent's nested object
+    /// updates the one linked before or is always a new row.
+    public var keyless: KeylessRule?
+    /// To-many over objects: where each item holds the target's key (the
+    /// item itself is not imported).
+    public var key: String?
+    /// To-many with targets of several entities: where each item names its
+    /// target's entity, and which value means which entity.
+    public var entityBy: String?
+    public var entities: [TargetChoice] = []
+    /// To-many over objects: columns of the link table read from each item
+    /// (an OSM member's role).
+    public var attributes: [AttributeMapping] = []
     /// Line in the mapping file.
     public var line: Int?
+
+    /// Whether `entity` is the target, or one of the targets.
+    public func targets(_ entity: String) -> Bool {
+        self.entity == entity || entities.contains { $0.entity == entity }
+    }
 
     /// Creates a relationship.
     public init(

@@ -15,6 +15,8 @@ public protocol RowMapper: AnyObject {
 
 /// One relationship as the batcher follows it.
 public struct Relation: Sendable {
+    /// The relationship's name, part of derived keys.
+    public var name: String
     /// Where the nested object, key, or list is, relative to the record.
     public var source: FieldPath
     /// The target mapper's index.
@@ -23,6 +25,59 @@ public struct Relation: Sendable {
     public var link: Int?
     /// How a scalar key is converted to the target key's type.
     var keyRule: ValueRule
+    /// For a target without a key: how its rows' derived keys are made.
+    public var keyless: KeylessRule?
+    /// To-one: the source's column holding the target's key.
+    public var referenceColumn: Int? = nil
+    /// To-many over objects: where each item holds the target key.
+    var itemKey: FieldPath? = nil
+    /// Where each item names its target entity, and the choices: the
+    /// value and how the key converts for that entity.
+    var choosing: FieldPath? = nil
+    var choices: [(value: [UInt8], keyRule: ValueRule)] = []
+    /// The link attributes: failover sources inside each item, and the
+    /// conversion.
+    var linkAttributes: [(sources: [FieldPath], rule: ValueRule)] = []
+
+    /// Whether each listed item is an object holding the target's key
+    /// (and link attributes) rather than a nested object to import.
+    public var readsItemKeys: Bool { itemKey != nil }
+
+    /// An item's target key, converted for its entity, and the entity's
+    /// value (when items name their entity); `.absent` when the item has no
+    /// key. O(item size).
+    public func itemTarget(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<(key: Cell, entity: [UInt8]?), ConversionProblem> {
+        var rule = keyRule
+        var entity: [UInt8]?
+        if let choosing {
+            let named = tree.resolve(choosing, from: item).map { Array(tree.scalarText($0)) } ?? []
+            guard let choice = choices.first(where: { $0.value == named }) else {
+                let known = choices.map { String(decoding: $0.value, as: UTF8.self) }.joined(separator: ", ")
+                return .failure(ConversionProblem(description: "the item names the entity \"\(String(decoding: named, as: UTF8.self))\", which is none of \(known)"))
+            }
+            rule = choice.keyRule
+            entity = choice.value
+        }
+        guard let itemKey, let node = tree.resolve(itemKey, from: item) else { return .success((.absent, entity)) }
+        return ValueConversion.cell(tree, node, rule, into: &arena).map { ($0, entity) }
+    }
+
+    /// The link attributes of an item, in column order (`.absent` where the
+    /// item lacks one). O(item size).
+    public func itemAttributes(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<[Cell], ConversionProblem> {
+        var cells: [Cell] = []
+        for attribute in linkAttributes {
+            guard let node = attribute.sources.lazy.compactMap({ tree.resolve($0, from: item) }).first else {
+                cells.append(.absent)
+                continue
+            }
+            switch ValueConversion.cell(tree, node, attribute.rule, into: &arena) {
+            case .success(let cell): cells.append(cell)
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        return .success(cells)
+    }
 
     /// Converts a scalar key node to the target key's type, into `arena`.
     public func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
@@ -66,13 +121,17 @@ public final class EntityMapper: RowMapper {
     let missingKey: MissingKeyPolicy
     let kind: DocumentKind
     let hooks: EntityHooks
+    /// The derived key column of an entity without a key reached through
+    /// `keyless` relationships; the batcher fills it.
+    public let derivedKey: Int?
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
 
     init(
         schema: TableSchema, attributes: [Attribute], filters: [Filter], missingKey: MissingKeyPolicy,
-        kind: DocumentKind, hooks: EntityHooks
+        kind: DocumentKind, hooks: EntityHooks, derivedKey: Int? = nil
     ) {
+        self.derivedKey = derivedKey
         self.schema = schema
         self.attributes = attributes
         self.filters = filters
@@ -118,7 +177,7 @@ public final class EntityMapper: RowMapper {
             }
             try set(column, attribute, ValueConversion.cell(tree, node, attribute.rule, into: &arena), &arena)
         }
-        for column in schema.keyColumns {
+        for column in schema.keyColumns where column != derivedKey {
             let key = arena[arena.rowCount - 1, column]
             guard key == .absent || key == .null else { continue }
             arena.abandonRow()

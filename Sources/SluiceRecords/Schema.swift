@@ -43,6 +43,13 @@ public struct TableSchema: Sendable, Equatable {
     public var deleteScope: [(column: Int, test: FilterCondition.Test)] = []
     /// To-one relationships: columns holding another entity's key.
     public var references: [Reference] = []
+    /// Limits delete-missing to rows whose reference points at a record
+    /// of its target that the run saw (children of imported parents).
+    public var deleteScopeParent: Reference?
+
+    /// The key column of an entity without a key that relationships reach
+    /// with a `keyless` rule; the batcher derives its value.
+    public static let derivedKeyName = "_sluice_key"
 
     /// Creates a table schema.
     public init(name: String, columns: [ColumnSchema], keyColumns: [Int]) {
@@ -56,6 +63,7 @@ public struct TableSchema: Sendable, Equatable {
             && lhs.overwrite == rhs.overwrite && lhs.deleteMissing == rhs.deleteMissing
             && lhs.deleteScope.map(\.column) == rhs.deleteScope.map(\.column)
             && lhs.deleteScope.map(\.test) == rhs.deleteScope.map(\.test) && lhs.references == rhs.references
+            && lhs.deleteScopeParent == rhs.deleteScopeParent
     }
 }
 
@@ -95,6 +103,27 @@ public struct LinkSchema: Sendable, Equatable {
     /// What a key with no target row means.
     public var missing: MissingTargetPolicy
 
-    /// Cells per link row: the source key, the target key, the position.
-    public var columnCount: Int { sourceColumns.count + 2 }
+    /// When items name their target's entity: the entities, by item value,
+    /// and the entity of each link is stored in column `target_entity`.
+    public var choices: [LinkTarget] = []
+    /// Columns read from each item (an OSM member's role).
+    public var attributeColumns: [ColumnSchema] = []
+
+    /// The name of the column holding each link's target entity.
+    public static let entityColumnName = "target_entity"
+
+    /// Cells per link row: the source key, the target key, the position,
+    /// the target entity (with ``choices``), then the attribute columns.
+    public var columnCount: Int { sourceColumns.count + 2 + (choices.isEmpty ? 0 : 1) + attributeColumns.count }
+    /// The index of the first attribute cell of a link row.
+    public var firstAttributeCell: Int { sourceColumns.count + 2 + (choices.isEmpty ? 0 : 1) }
+}
+
+/// One possible target of a link whose items name their entity.
+public struct LinkTarget: Sendable, Equatable {
+    /// The item value naming it (`way`).
+    public var value: String
+    /// The target table and its key column.
+    public var table: String
+    public var key: String
 }

@@ -7,13 +7,17 @@ import SluiceRecords
 /// there.
 extension SQLiteStore {
     /// The table holding the keys a run has seen for `schema`'s entity.
-    static func seenTable(_ schema: TableSchema) -> String { "_sluice_seen_" + schema.name }
+    static func seenTable(_ entity: String) -> String { "_sluice_seen_" + entity }
 
-    /// Prepares key tracking for every entity with delete-missing: creates
-    /// its seen-keys table, emptied unless the run resumes an earlier one.
+    /// Prepares key tracking for every entity with delete-missing, and for
+    /// the parents its delete scope names: creates the seen-keys tables,
+    /// emptied unless the run resumes an earlier one.
     public func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
-        for schema in schemas where (schema.deleteMissing ?? options.deleteMissing) && !schema.keyColumns.isEmpty {
-            let table = quoted(Self.seenTable(schema))
+        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
+        let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
+        for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
+            seenTracked.insert(schema.name)
+            let table = quoted(Self.seenTable(schema.name))
             let columns = schema.keyColumns.map { quoted(schema.columns[$0].name) }
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")), "
@@ -33,7 +37,7 @@ extension SQLiteStore {
             let columns = schema.keyColumns.map { quoted(schema.columns[$0].name) }
             let parameters = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             table.seen = try connection.prepare(
-                "INSERT OR IGNORE INTO \(quoted(Self.seenTable(schema))) (\(columns.joined(separator: ", "))) VALUES (\(parameters))",
+                "INSERT OR IGNORE INTO \(quoted(Self.seenTable(schema.name))) (\(columns.joined(separator: ", "))) VALUES (\(parameters))",
                 "preparing the seen-keys insert of \(quoted(schema.name))")
         }
         for row in order {
@@ -48,11 +52,12 @@ extension SQLiteStore {
 
     /// Deletes the stored rows of `schema`'s entity, within its delete scope,
     /// whose keys the run did not see, and the links from them in `links`,
-    /// in one transaction, and drops the seen-keys table. Call only after
-    /// every input was read without error. Returns the number of rows deleted.
+    /// in one transaction. Call only after every input was read without
+    /// error, then ``stopTrackingSeenKeys()``. Returns the number of rows
+    /// deleted.
     public func deleteMissing(_ schema: TableSchema, links: [LinkSchema] = []) throws(StoreError) -> Int {
         let table = quoted(schema.name)
-        let seen = quoted(Self.seenTable(schema))
+        let seen = quoted(Self.seenTable(schema.name))
         let match = schema.keyColumns.map { "s.\(quoted(schema.columns[$0].name)) = \(table).\(quoted(schema.columns[$0].name))" }
         var conditions = ["NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(match.joined(separator: " AND ")))"]
         var arguments: [String] = []
@@ -67,6 +72,10 @@ extension SQLiteStore {
                 conditions.append("(\(name) IS NULL OR CAST(\(name) AS TEXT) NOT IN (\(values.map { _ in "?" }.joined(separator: ", "))))")
                 arguments += values
             }
+        }
+        if let parent = schema.deleteScopeParent {
+            let column = "\(table).\(quoted(schema.columns[parent.column].name))"
+            conditions.append("\(column) IN (SELECT \(quoted(parent.targetKey)) FROM \(quoted(Self.seenTable(parent.targetTable))))")
         }
         try connection.execute("BEGIN IMMEDIATE", "starting delete-missing of \(table)")
         do throws(StoreError) {
@@ -85,16 +94,24 @@ extension SQLiteStore {
                     "DELETE FROM \(quoted(link.name)) AS l WHERE NOT EXISTS (SELECT 1 FROM \(table) s WHERE \(match.joined(separator: " AND ")))",
                     "deleting the links of deleted rows of \(table)")
             }
-            if let state = tables[schema.name] {
-                sqlite3_finalize(state.seen)
-                state.seen = nil
-            }
-            try connection.execute("DROP TABLE \(seen)", "dropping \(seen)")
             try connection.execute("COMMIT", "committing delete-missing of \(table)")
             return deleted
         } catch {
             _ = try? connection.execute("ROLLBACK", "rolling back delete-missing")
             throw error
         }
+    }
+
+    /// Drops the seen-keys tables once every delete-missing ran.
+    public func stopTrackingSeenKeys() throws(StoreError) {
+        for name in seenTracked.sorted() {
+            if let state = tables[name] {
+                sqlite3_finalize(state.seen)
+                state.seen = nil
+            }
+            let seen = quoted(Self.seenTable(name))
+            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+        }
+        seenTracked = []
     }
 }

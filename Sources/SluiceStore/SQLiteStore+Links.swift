@@ -11,10 +11,13 @@ extension SQLiteStore {
         let sources = link.sourceColumns.map { "\(quoted($0.name)) \($0.type.sqlType) NOT NULL" }
         let sourceNames = link.sourceColumns.map { quoted($0.name) }
         let target = quoted(link.targetColumn.name)
-        let key = sourceNames + [link.ordered ? "\"position\"" : target]
+        let entity = link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]
+        let key = sourceNames + (link.ordered ? ["\"position\""] : entity + [target])
+        let extra = entity.map { "\($0) TEXT NOT NULL, " }.joined()
+            + link.attributeColumns.map { "\(quoted($0.name)) \($0.type.sqlType), " }.joined()
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(quoted(link.name)) (\(sources.joined(separator: ", ")), "
-                + "\(target) \(link.targetColumn.type.sqlType) NOT NULL, \"position\" INTEGER NOT NULL, "
+                + "\(target) \(link.targetColumn.type.sqlType) NOT NULL, \"position\" INTEGER NOT NULL, \(extra)"
                 + "PRIMARY KEY (\(key.joined(separator: ", ")))) WITHOUT ROWID",
             "creating the link table \(quoted(link.name))")
         try connection.execute(
@@ -41,8 +44,10 @@ extension SQLiteStore {
         let deleteSQL = "DELETE FROM \(quoted(link.name)) WHERE "
             + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
         let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) ("
-            + (link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]).joined(separator: ", ")
-            + ") VALUES (" + Array(repeating: "?", count: width + 2).joined(separator: ", ") + ")"
+            + (link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]
+                + (link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]) + link.attributeColumns.map { quoted($0.name) })
+                .joined(separator: ", ")
+            + ") VALUES (" + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
         let delete = try connection.prepare(deleteSQL, "preparing link deletes")
@@ -82,15 +87,25 @@ extension SQLiteStore {
                 }
                 for row in kept {
                     sqlite3_reset(insert)
-                    for column in 0..<(width + 2) { bind(insert, Int32(column + 1), rows[row, column], bytes) }
+                    for column in 0..<link.columnCount { bind(insert, Int32(column + 1), rows[row, column], bytes) }
                     let code = sqlite3_step(insert)
                     if code != SQLITE_DONE { throw connection.error("linking \(quoted(link.name))", code) }
-                    if link.missing == .stub { try stub(link.targetTable, link.targetKey, rows[row, width], bytes) }
+                    if link.missing == .stub, let target = target(of: row, rows, link) {
+                        try stub(target.table, target.key, rows[row, width], bytes)
+                    }
                 }
                 start = end
             }
         }
         if link.rule == .replaceAndDelete { try deleteDropped(dropped, stillLinked, link) }
+    }
+
+    /// The target table and key of link row `row`: the link's own, or the
+    /// choice its entity cell names.
+    private func target(of row: Int, _ rows: RowArena, _ link: LinkSchema) -> (table: String, key: String)? {
+        guard !link.choices.isEmpty else { return (link.targetTable, link.targetKey) }
+        let value = rows.withText(rows[row, link.sourceColumns.count + 2]) { String(decoding: $0, as: UTF8.self) }
+        return link.choices.first { $0.value == value }.map { ($0.table, $0.key) }
     }
 
     /// The targets linked now from each source of the batch, read with one
@@ -189,11 +204,18 @@ extension SQLiteStore {
         }
         for link in links {
             let target = quoted(link.targetColumn.name)
-            let count = try connection.strings(
-                "SELECT count(*) FROM \(quoted(link.name)) l WHERE NOT EXISTS "
-                    + "(SELECT 1 FROM \(quoted(link.targetTable)) t WHERE t.\(quoted(link.targetKey)) = l.\(target))",
-                column: 0, "counting dangling links")
-            result.append((link.name, Int(count.first ?? "") ?? 0, link.missing))
+            let targets = link.choices.isEmpty
+                ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
+            var total = 0
+            for (value, table, key) in targets {
+                let which = value.isEmpty ? "" : "l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' AND "
+                let count = try connection.strings(
+                    "SELECT count(*) FROM \(quoted(link.name)) l WHERE \(which)NOT EXISTS "
+                        + "(SELECT 1 FROM \(quoted(table)) t WHERE t.\(quoted(key)) = l.\(target))",
+                    column: 0, "counting dangling links")
+                total += Int(count.first ?? "") ?? 0
+            }
+            result.append((link.name, total, link.missing))
         }
         return result
     }

@@ -14,6 +14,9 @@ public final class SQLiteStore: RecordStore {
     let connection: SQLiteConnection
     let options: StoreOptions
     var tables: [String: TableState] = [:]
+    /// The tables whose keys this run records as seen (see
+    /// ``startTrackingSeenKeys(_:resuming:)``).
+    var seenTracked: Set<String> = []
     /// Cached stub inserts, by target table.
     var stubStatements: [String: OpaquePointer] = [:]
     private var checkpointStatement: OpaquePointer?
@@ -254,7 +257,7 @@ public final class SQLiteStore: RecordStore {
                 for position in status.indices where status[position] == .new { status[position] = .skipped }
             }
             try write(rows, order, bytes, table, mode, status)
-            if table.schema.deleteMissing ?? options.deleteMissing { try markSeen(rows, order, bytes, table) }
+            if seenTracked.contains(table.schema.name) { try markSeen(rows, order, bytes, table) }
         }
         var counts = EntityCounts()
         var inserted: Set<LinkValue> = []

@@ -30,7 +30,7 @@ func runMeasured(_ executable: String, _ arguments: [String], inputPath: String)
     @Test func importThroughStdinStaysUnderTheMemoryCap() throws {
         let directory = TestPaths.temporaryDirectory()
         let input = directory.appendingPathComponent("events.jsonl").path
-        FileManager.default.createFile(atPath: input, contents: nil)
+        _ = FileManager.default.createFile(atPath: input, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
         var state: UInt64 = 7
         var chunk = ""

@@ -143,7 +143,7 @@ import Testing
             Issue.record("accepted")
         } catch {
             #expect("\(error)".contains("there is no entity `Nope`"))
-            #expect("\(error)".contains("needs a single-attribute key"))
+            #expect("\(error)".contains("the target `C` has no key: give it one, or say `keyless: reuse`"))
             #expect("\(error)".contains("a to-many source has one [*] step"))
         }
     }
