@@ -36,6 +36,15 @@ final class ImportPipeline {
     private var identities: [String: InputIdentity?] = [:]
     /// Records of each input committed by the run being resumed.
     private var resumePoints: [String: Int] = [:]
+    /// Standard input: the CRC-32 of the bytes fed so far, the identity the
+    /// next checkpoint records (the prefix through the chunk being parsed),
+    /// and, when resuming, the prefix the stream must repeat; until it has,
+    /// no group is cut (at most one chunk of records waits).
+    private var streamChecksum: Int64 = 0
+    private var streamIdentity: InputIdentity?
+    private var streamToVerify: InputIdentity?
+    /// The stream prefixes of the interrupted run, by input name.
+    private var resumedStreams: [String: InputIdentity] = [:]
 
     init(
         compiled: CompiledMapping, storePath: String, options: ImportOptions,
@@ -56,7 +65,7 @@ final class ImportPipeline {
             throw .store(error)
         }
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-        if options.resume { resumePoints = try Self.resumePoints(store, inputs) }
+        if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }
         queue = BlockingQueue(capacity: options.batch.queueDepth)
         batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
@@ -107,6 +116,9 @@ final class ImportPipeline {
         input = (name, assembler, parser)
         inputBytes = 0
         rawCurrent = 0
+        streamChecksum = 0
+        streamIdentity = nil
+        streamToVerify = (identities[name] ?? nil) == nil ? resumedStreams[name] : nil
     }
 
     /// Parses the next bytes of the current input; `raw` is how many bytes
@@ -115,6 +127,7 @@ final class ImportPipeline {
         guard let input else { return }
         if cancelled.isSet { throw .cancelled }
         rawCurrent = raw
+        if (identities[input.name] ?? nil) == nil { try followStream(bytes) }
         do {
             try input.parser.feed(bytes)
         } catch {
@@ -131,6 +144,9 @@ final class ImportPipeline {
             try input.parser.finish()
         } catch {
             throw translate(error)
+        }
+        if let expected = streamToVerify {
+            throw .usage("cannot resume: \(input.name) ended after \(inputBytes) bytes, before the \(expected.size) bytes the interrupted run had read; run the import without --resume")
         }
         do { try cutGroup() } catch let error as ImportError { throw error } catch { throw .usage("\(error)") }
         recordsBefore += input.assembler.recordCount
@@ -167,6 +183,7 @@ final class ImportPipeline {
                 }
                 counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
             }
+            try store.stopTrackingSeenKeys()
         } catch {
             record(failure: .store(error))
             throw .store(error)
@@ -236,28 +253,49 @@ final class ImportPipeline {
     /// against the inputs' identities now.
     private static func resumePoints(
         _ store: SQLiteStore, _ inputs: [(name: String, identity: InputIdentity?)]
-    ) throws(ImportError) -> [String: Int] {
+    ) throws(ImportError) -> (points: [String: Int], streams: [String: InputIdentity]) {
         var points: [String: Int] = [:]
+        var streams: [String: InputIdentity] = [:]
         for (name, identity) in inputs {
             let saved: Checkpoint?
             do { saved = try store.checkpoint(for: name) } catch { throw .store(error) }
             guard let saved else { continue }
             guard let identity else {
-                throw .usage("cannot resume from standard input: sluice cannot tell whether it is the same stream")
+                guard let prefix = saved.identity, prefix.isStreamPrefix else {
+                    throw .usage("cannot resume: the interrupted run did not read \(name) as a stream; run the import without --resume")
+                }
+                streams[name] = prefix
+                points[name] = saved.records
+                continue
             }
             guard saved.identity == identity else {
                 throw .usage("cannot resume: \(name) changed since the interrupted run (then \(saved.identity.map { "\($0)" } ?? "unknown"), now \(identity)); run the import without --resume")
             }
             points[name] = saved.records
         }
-        return points
+        return (points, streams)
+    }
+
+    /// Standard input: extends the checksum over the next bytes, sets the
+    /// identity checkpoints record, and when resuming checks the prefix the
+    /// interrupted run read. O(bytes).
+    private func followStream(_ bytes: UnsafeRawBufferPointer) throws(ImportError) {
+        if let expected = streamToVerify, inputBytes + Int64(bytes.count) >= expected.size {
+            let head = UnsafeRawBufferPointer(rebasing: bytes[..<Int(expected.size - inputBytes)])
+            guard InputIdentity.checksum(streamChecksum, extendedWith: head) == expected.headChecksum else {
+                throw .usage("cannot resume: \(input?.name ?? "-") differs from the stream of the interrupted run (\(expected)); run the import without --resume")
+            }
+            streamToVerify = nil
+        }
+        streamChecksum = InputIdentity.checksum(streamChecksum, extendedWith: bytes)
+        streamIdentity = .streamPrefix(bytes: inputBytes + Int64(bytes.count), checksum: streamChecksum)
     }
 
     private func cutGroup() throws {
-        guard let input, !batcher.isEmpty else { return }
+        guard let input, !batcher.isEmpty, streamToVerify == nil else { return }
         let records = input.assembler.recordCount
         let group = batcher.cut(
-            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: identities[input.name] ?? nil),
+            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: (identities[input.name] ?? nil) ?? streamIdentity),
             rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
         if !queue.push(group) {
             throw ImportError.store(storeFailure ?? StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))

@@ -47,8 +47,27 @@ public struct InputIdentity: Sendable, Equatable, CustomStringConvertible {
         return InputIdentity(size: Int64(info.st_size), modified: modified, headChecksum: Int64(checksum))
     }
 
-    /// `size 123, modified 1700000000.000000000, crc 0x1234abcd`.
+    /// The identity of a stream (standard input) by its first `bytes`
+    /// bytes and their CRC-32: an interrupted run records it with each
+    /// checkpoint, and a resume checks the new stream's prefix against it.
+    public static func streamPrefix(bytes: Int64, checksum: Int64) -> InputIdentity {
+        InputIdentity(size: bytes, modified: -1, headChecksum: checksum)
+    }
+
+    /// Whether this identifies a stream by a prefix rather than a file.
+    public var isStreamPrefix: Bool { modified < 0 }
+
+    /// `checksum` (a CRC-32 so far, 0 at the start) extended over `bytes`.
+    /// O(bytes).
+    public static func checksum(_ checksum: Int64, extendedWith bytes: UnsafeRawBufferPointer) -> Int64 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return checksum }
+        return Int64(crc32(uLong(checksum), base.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+    }
+
+    /// `size 123, modified 1700000000.000000000, crc 0x1234abcd`, or for a
+    /// stream `first 123 bytes, crc 0x1234abcd`.
     public var description: String {
-        "size \(size), modified \(modified / 1_000_000_000).\(modified % 1_000_000_000), crc \(String(headChecksum, radix: 16))"
+        if isStreamPrefix { return "first \(size) bytes, crc \(String(headChecksum, radix: 16))" }
+        return "size \(size), modified \(modified / 1_000_000_000).\(modified % 1_000_000_000), crc \(String(headChecksum, radix: 16))"
     }
 }

@@ -77,6 +77,67 @@ import Testing
         #expect(interrupted >= 20, "only \(interrupted) runs were killed before they finished")
     }
 
+    @Test func killedWhileReadingStandardInputResumesFromTheSameStream() throws {
+        let reference = TestPaths.temporaryDirectory().appendingPathComponent("stdin-reference.sqlite").path
+        #expect(try runCommand(sluice, arguments(reference, resume: false)).status == 0)
+        let expected = dump(reference)
+        let data = try Data(contentsOf: URL(fileURLWithPath: input))
+        func runReadingStandardInput(_ arguments: [String], from path: String) throws -> (status: Int32, stderr: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sluice)
+            process.arguments = arguments
+            process.standardInput = FileHandle(forReadingAtPath: path)
+            process.standardOutput = FileHandle.nullDevice
+            let errors = TestPaths.temporaryDirectory().appendingPathComponent("stderr.txt").path
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errors)
+            try process.run()
+            process.waitUntilExit()
+            return (process.terminationStatus, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        }
+        func stdinArguments(_ store: String, resume: Bool) -> [String] {
+            ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--format", "jsonl", "-"] + (resume ? ["--resume"] : [])
+        }
+        var interrupted = 0
+        var refusalChecked = false
+        for attempt in 0..<6 {
+            let store = TestPaths.temporaryDirectory().appendingPathComponent("stdin-crash\(attempt).sqlite").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sluice)
+            process.arguments = stdinArguments(store, resume: false)
+            process.standardInput = FileHandle(forReadingAtPath: input)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(150_000 + attempt * 120_000))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                interrupted += 1
+            }
+            process.waitUntilExit()
+            let committed = StoreReader(store).count("Event")
+            if !refusalChecked && committed > 0 {
+                refusalChecked = true
+                // A different stream is refused and changes nothing.
+                var changed = data
+                let text = try #require(changed.range(of: Data("crash test".utf8)))
+                changed[text.lowerBound] = UInt8(ascii: "C")
+                let changedFile = TestPaths.temporaryDirectory().appendingPathComponent("changed.jsonl").path
+                try changed.write(to: URL(fileURLWithPath: changedFile))
+                let refused = try runReadingStandardInput(stdinArguments(store, resume: true), from: changedFile)
+                #expect(refused.status == 64, "\(refused.stderr)")
+                #expect(refused.stderr.contains("differs from the stream of the interrupted run"), "\(refused.stderr)")
+                #expect(StoreReader(store).count("Event") == committed)
+            }
+            let resumed = try runReadingStandardInput(stdinArguments(store, resume: true), from: input)
+            #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
+            #expect(StoreReader(store).value("PRAGMA integrity_check") == "ok")
+            #expect(dump(store) == expected, "attempt \(attempt): the resumed store differs")
+        }
+        #expect(interrupted >= 4, "only \(interrupted) runs were killed before they finished")
+        #expect(refusalChecked, "no killed run had committed a batch")
+    }
+
     @Test func resumeRefusesAChangedInput() throws {
         let store = TestPaths.temporaryDirectory().appendingPathComponent("changed.sqlite").path
         let small = TestPaths.file("small.jsonl", "{\"id\": 1, \"actor\": {\"id\": 1, \"login\": \"a\"}}\n")
