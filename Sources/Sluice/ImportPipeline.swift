@@ -118,7 +118,7 @@ final class ImportPipeline {
         rawCurrent = 0
         streamChecksum = 0
         streamIdentity = nil
-        streamToVerify = (identities[name] ?? nil) == nil ? resumedStreams[name] : nil
+        streamToVerify = fileIdentity(name) == nil ? resumedStreams[name] : nil
     }
 
     /// Parses the next bytes of the current input; `raw` is how many bytes
@@ -127,7 +127,7 @@ final class ImportPipeline {
         guard let input else { return }
         if cancelled.isSet { throw .cancelled }
         rawCurrent = raw
-        if (identities[input.name] ?? nil) == nil { try followStream(bytes) }
+        if fileIdentity(input.name) == nil { try followStream(bytes) }
         do {
             try input.parser.feed(bytes)
         } catch {
@@ -276,6 +276,9 @@ final class ImportPipeline {
         return (points, streams)
     }
 
+    /// The identity of input `name` when it is a file; `nil` for a stream.
+    private func fileIdentity(_ name: String) -> InputIdentity? { identities[name] ?? nil }
+
     /// Standard input: extends the checksum over the next bytes, sets the
     /// identity checkpoints record, and when resuming checks the prefix the
     /// interrupted run read. O(bytes).
@@ -295,7 +298,7 @@ final class ImportPipeline {
         guard let input, !batcher.isEmpty, streamToVerify == nil else { return }
         let records = input.assembler.recordCount
         let group = batcher.cut(
-            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: (identities[input.name] ?? nil) ?? streamIdentity),
+            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: fileIdentity(input.name) ?? streamIdentity),
             rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
         if !queue.push(group) {
             throw ImportError.store(storeFailure ?? StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))

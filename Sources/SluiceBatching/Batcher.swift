@@ -53,13 +53,13 @@ public final class Batcher: RecordSink {
         var arena = take(entity)
         let before = arena.byteSize
         let outcome = try mapper.appendRow(tree, root: root, ordinal: ordinal, into: &arena)
-        if outcome == .appended, let column = (mapper as? EntityMapper)?.derivedKey, let derivedKey {
+        if let derivedKey, outcome == .appended, let column = (mapper as? EntityMapper)?.derivedKey {
             arena.set(column, arena.text(derivedKey))
         }
         bytes += arena.byteSize - before
         let row = arena.rowCount - 1
         let keyColumns = mapper.schema.keyColumns
-        let sourceKey = outcome == .appended ? keyColumns.map { arena[arena.rowCount - 1, $0] } : []
+        let sourceKey = outcome == .appended ? keyColumns.map { arena[row, $0] } : []
         let keyCell = keyColumns.count == 1 ? sourceKey.first : nil
         arenas[entity] = arena
         guard outcome == .appended else {

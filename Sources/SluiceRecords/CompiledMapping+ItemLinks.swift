@@ -5,11 +5,15 @@ extension CompiledMapping {
     /// The possible targets of a relationship whose items name their entity.
     static func linkTargets(_ relationship: RelationshipMapping, mappers: [RowMapper], in mapping: Mapping) -> [LinkTarget] {
         relationship.entities.compactMap { choice in
-            guard let index = mapping.entities.firstIndex(where: { $0.name == choice.entity }),
-                let key = mappers[index].schema.keyColumns.first
-            else { return nil }
-            return LinkTarget(value: choice.value, table: choice.entity, key: mappers[index].schema.columns[key].name)
+            keyColumn(of: choice.entity, mappers: mappers, in: mapping).map { LinkTarget(value: choice.value, table: choice.entity, key: $0.name) }
         }
+    }
+
+    /// The single key column of the entity called `name`.
+    private static func keyColumn(of name: String, mappers: [RowMapper], in mapping: Mapping) -> ColumnSchema? {
+        guard let index = mapping.entities.firstIndex(where: { $0.name == name }), let key = mappers[index].schema.keyColumns.first
+        else { return nil }
+        return mappers[index].schema.columns[key]
     }
 
     /// Sets how `relation` reads each item: its key path, entity choice and
@@ -20,15 +24,10 @@ extension CompiledMapping {
         relation.itemKey = relationship.key.flatMap { try? FieldPath.parse($0, kind: kind).get() }
         relation.choosing = relationship.entityBy.flatMap { try? FieldPath.parse($0, kind: kind).get() }
         relation.choices = relationship.entities.compactMap { choice in
-            guard let index = mapping.entities.firstIndex(where: { $0.name == choice.entity }),
-                let key = mappers[index].schema.keyColumns.first
-            else { return nil }
-            return (Array(choice.value.utf8), ValueRule(type: mappers[index].schema.columns[key].type))
+            keyColumn(of: choice.entity, mappers: mappers, in: mapping).map { (Array(choice.value.utf8), ValueRule(type: $0.type)) }
         }
         relation.linkAttributes = relationship.attributes.map { attribute in
-            let sources = attribute.sources.isEmpty ? (kind == .xml ? ["@" + attribute.name, attribute.name] : [attribute.name]) : attribute.sources
-            return (sources.compactMap { try? FieldPath.parse($0, kind: kind).get() },
-                    ValueRule(type: attribute.type, patterns: attribute.formats.compactMap(DatePattern.init), epoch: attribute.epoch))
+            (sources(of: attribute, kind: kind).compactMap { try? FieldPath.parse($0, kind: kind).get() }, rule(for: attribute))
         }
     }
 

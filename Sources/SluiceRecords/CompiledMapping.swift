@@ -133,7 +133,7 @@ public struct CompiledMapping {
             }
             guard target.key.count == 1, let key = target.attributes.first(where: { $0.name == target.key[0] }) else { continue }
             let separator = kind == .xml ? "/" : "."
-            let keySources = key.sources.isEmpty ? (kind == .xml ? ["@" + key.name, key.name] : [key.name]) : key.sources
+            let keySources = sources(of: key, kind: kind)
             let sources = (relationship.source == "." ? keySources : keySources.map { relationship.source + separator + $0 })
                 + [relationship.source]
             relationshipAttributes.append(AttributeMapping(name: relationship.name, type: key.type, sources: sources))
@@ -142,13 +142,8 @@ public struct CompiledMapping {
                 targetTable: target.name, targetKey: key.name, missing: relationship.missing))
         }
         for attribute in entity.attributes + relationshipAttributes {
-            let sources: [String]
-            if attribute.sources.isEmpty {
-                sources = kind == .xml ? ["@" + attribute.name, attribute.name] : [attribute.name]
-            } else {
-                sources = attribute.sources
-            }
-            let paths = unsourced.contains(attribute.name) ? [] : sources.compactMap { try? FieldPath.parse($0, kind: kind).get() }
+            let paths = unsourced.contains(attribute.name)
+                ? [] : sources(of: attribute, kind: kind).compactMap { try? FieldPath.parse($0, kind: kind).get() }
             let rule = self.rule(for: attribute)
             var object: (key: FieldPath, value: FieldPath)?
             if let key = attribute.objectKey, let value = attribute.objectValue,
@@ -190,7 +185,14 @@ public struct CompiledMapping {
             filters: filters, missingKey: entity.missingKey, kind: kind, hooks: hooks, derivedKey: derivedKey)
     }
 
-    private static func rule(for attribute: AttributeMapping) -> ValueRule {
+    /// The source paths of `attribute`: its own, or the field named like it
+    /// (`@name`, then the child element `name`, in XML).
+    static func sources(of attribute: AttributeMapping, kind: DocumentKind) -> [String] {
+        guard attribute.sources.isEmpty else { return attribute.sources }
+        return kind == .xml ? ["@" + attribute.name, attribute.name] : [attribute.name]
+    }
+
+    static func rule(for attribute: AttributeMapping) -> ValueRule {
         ValueRule(type: attribute.type, patterns: attribute.formats.compactMap(DatePattern.init), epoch: attribute.epoch)
     }
 

@@ -50,8 +50,8 @@ public struct Relation: Sendable {
         var rule = keyRule
         var entity: [UInt8]?
         if let choosing {
-            let named = tree.resolve(choosing, from: item).map { Array(tree.scalarText($0)) } ?? []
-            guard let choice = choices.first(where: { $0.value == named }) else {
+            let named = tree.resolve(choosing, from: item).map { tree.scalarText($0) } ?? []
+            guard let choice = choices.first(where: { $0.value.elementsEqual(named) }) else {
                 let known = choices.map { String(decoding: $0.value, as: UTF8.self) }.joined(separator: ", ")
                 return .failure(ConversionProblem(description: "the item names the entity \"\(String(decoding: named, as: UTF8.self))\", which is none of \(known)"))
             }
