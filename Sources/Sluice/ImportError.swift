@@ -8,6 +8,8 @@ public enum ImportError: Error, CustomStringConvertible {
     case mapping(MappingError)
     /// The store failed.
     case store(StoreError)
+    /// A temporary run file of the key-ordered apply failed (disk full…).
+    case spill(SpillError)
     /// The caller cancelled; the batch in flight was rolled back.
     case cancelled
     /// The request itself is wrong (no inputs, unknown format…).
@@ -22,6 +24,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .parse(let error): return "\(error)"
         case .mapping(let error): return "invalid mapping:\n\(error)"
         case .store(let error): return "store error: \(error)"
+        case .spill(let error): return "sort run error: \(error)"
         case .cancelled: return "cancelled; batches committed before the cancellation are kept"
         case .usage(let message): return message
         case .danglingReferences(let message): return message

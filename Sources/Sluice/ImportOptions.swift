@@ -6,6 +6,12 @@ public struct ImportOptions: Sendable, Equatable {
     public var batch = BatchLimits()
     /// Store tuning (page cache, lookup size).
     public var store = StoreOptions()
+    /// Whether rows reach the store in input order, committed as they come,
+    /// or sorted by key and applied once the input is read (see
+    /// ``ApplyOrder``).
+    public var order: ApplyOrder = .key
+    /// Memory, directory and fan-in of the key-ordered apply.
+    public var sort = SortOptions()
     /// Per-record limits (nesting depth, record size).
     public var limits = RecordLimits()
     /// The input syntax; `nil` guesses it from each input's name, then from

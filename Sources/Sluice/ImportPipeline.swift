@@ -21,7 +21,13 @@ final class ImportPipeline {
     private var runRecorded = false
 
     // Owned by the store thread until it is joined.
-    private var storeFailure: StoreError?
+    private var storeFailure: ImportError?
+    /// The key-ordered apply's sorter (``ApplyOrder/key``), fed by the store
+    /// thread; its rows are applied once the queue closes.
+    private let sorter: KeyOrderSorter?
+    /// Set by ``finish()`` and ``drain()``: the sorted rows may be applied.
+    /// A pipeline dropped without either applies nothing.
+    private let applySorted = Flag()
     private var counts: [EntityCounts]
 
     // The input being read.
@@ -66,6 +72,8 @@ final class ImportPipeline {
         }
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }
+        sorter = options.order == .key
+            ? KeyOrderSorter(directory: options.sort.directory ?? Self.directory(of: storePath), options: options.sort) : nil
         queue = BlockingQueue(capacity: options.batch.queueDepth)
         batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
@@ -85,9 +93,12 @@ final class ImportPipeline {
     private func runStore() {
         while let group = queue.pop() {
             if cancelled.isSet { break }
-            do {
-                let applied = try store.apply(group)
-                for (entity, delta) in applied { counts[entity].add(delta) }
+            do throws(ImportError) {
+                if let sorter {
+                    do { try sorter.add(group) } catch { throw .spill(error) }
+                } else {
+                    try applyToStore(group)
+                }
                 progress?(ImportProgress(
                     records: group.records, bytesRead: group.rawBytes, bytesTotal: expectedBytes,
                     seconds: ImportPipeline.now() - startTime))
@@ -97,6 +108,53 @@ final class ImportPipeline {
                 return
             }
         }
+        guard let sorter, applySorted.isSet, !cancelled.isSet else { return }
+        do { try applyInKeyOrder(sorter) } catch { storeFailure = error }
+    }
+
+    /// Applies one group in its own transaction and adds up its counts.
+    private func applyToStore(_ group: BatchGroup) throws(ImportError) {
+        let applied: [Int: EntityCounts]
+        do { applied = try store.apply(group) } catch { throw .store(error) }
+        for (entity, delta) in applied { counts[entity].add(delta) }
+    }
+
+    /// The key-ordered apply: each table's runs merged and applied in key
+    /// order, referenced tables first and link tables last, then the
+    /// inputs' checkpoints.
+    private func applyInKeyOrder(_ sorter: KeyOrderSorter) throws(ImportError) {
+        for name in sorter.applyOrder {
+            do {
+                guard let chunks = try sorter.chunks(of: name, rows: options.batch.maxRows) else { continue }
+                // An empty link table gets its target index after the load.
+                var bulkLink: LinkSchema?
+                var first = true
+                while let batch = try chunks.next() {
+                    if cancelled.isSet { return }
+                    if first, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
+                    first = false
+                    try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
+                }
+                if let bulkLink { try store.endBulkLinks(bulkLink) }
+            } catch let error as StoreError {
+                throw .store(error)
+            } catch let error as SpillError {
+                throw .spill(error)
+            } catch let error as ImportError {
+                throw error
+            } catch {
+                throw .usage("\(error)")
+            }
+        }
+        for checkpoint in sorter.checkpoints {
+            try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
+        }
+    }
+
+    /// The directory holding `path` (`.` when it names none).
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     // MARK: - Inputs
@@ -159,11 +217,13 @@ final class ImportPipeline {
     /// (every input was read completely and without error), records the run
     /// as completed and reports.
     func finish() throws(ImportError) -> ImportReport {
+        applySorted.set()
         queue.close()
         storeWorker?.join()
         storeWorker = nil
         if let storeFailure {
-            let error: ImportError = storeFailure.code == SQLITE_INTERRUPT && cancelled.isSet ? .cancelled : .store(storeFailure)
+            var error = storeFailure
+            if case .store(let failure) = storeFailure, failure.code == SQLITE_INTERRUPT && cancelled.isSet { error = .cancelled }
             record(failure: error)
             throw error
         }
@@ -244,6 +304,7 @@ final class ImportPipeline {
     /// After a failure: let the store commit what was parsed before it, then
     /// stop.
     func drain() {
+        applySorted.set()
         queue.close()
         storeWorker?.join()
         storeWorker = nil
@@ -301,7 +362,7 @@ final class ImportPipeline {
             checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: fileIdentity(input.name) ?? streamIdentity),
             rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
         if !queue.push(group) {
-            throw ImportError.store(storeFailure ?? StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
+            throw storeFailure ?? ImportError.store(StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
         }
     }
 

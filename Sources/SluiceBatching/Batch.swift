@@ -50,8 +50,9 @@ public struct Checkpoint: Sendable, Equatable {
 public struct BatchGroup: Sendable {
     /// The batches, in entity order.
     public var batches: [Batch]
-    /// The progress they complete.
-    public var checkpoint: Checkpoint
+    /// The progress they complete; `nil` for the batches of the key-ordered
+    /// apply, whose inputs' checkpoints are saved once every row is applied.
+    public var checkpoint: Checkpoint?
     /// Input bytes read when the group was cut, all inputs together
     /// (compressed bytes for compressed input), for progress.
     public var rawBytes: Int64
@@ -59,7 +60,7 @@ public struct BatchGroup: Sendable {
     public var records: Int
 
     /// Creates a group.
-    public init(batches: [Batch], checkpoint: Checkpoint, rawBytes: Int64, records: Int) {
+    public init(batches: [Batch], checkpoint: Checkpoint?, rawBytes: Int64, records: Int) {
         self.batches = batches
         self.checkpoint = checkpoint
         self.rawBytes = rawBytes

@@ -47,11 +47,23 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Write the counts as JSON to this file.")
     var statsJson: String?
 
+    @Option(help: "key: sort rows by key in spilled runs and apply them once the input is read (fast on shuffled keys); input: commit batches in input order as they come.")
+    var order: ApplyOrder = ImportOptions().order
+
+    @Option(help: "Key-ordered apply: MiB of rows held before a sorted run is spilled.")
+    var sortMib = SortOptions().memoryBytes >> 20
+
+    @Option(help: "Key-ordered apply: directory of the temporary run files (default: the store's).")
+    var sortDir: String?
+
     @Option(help: "Rows per batch (all entities together).")
     var batchRows = BatchLimits().maxRows
 
     @Option(help: "Bytes per batch (all entities together).")
     var batchBytes = BatchLimits().maxBytes
+
+    @Option(help: "WAL pages written before they are copied into the database file.")
+    var walCheckpoint = StoreOptions().walCheckpointPages
 
     @Option(help: "SQLite page cache, in MiB.")
     var cacheMib = StoreOptions().pageCacheBytes >> 20
@@ -96,9 +108,13 @@ struct ImportCommand: ParsableCommand {
         options.allowEmptyDelete = allowEmptyDelete
         options.resume = resume
         options.chunkSize = chunkSize
+        options.order = order
+        options.sort.memoryBytes = sortMib << 20
+        options.sort.directory = sortDir
         options.batch.maxRows = batchRows
         options.batch.maxBytes = batchBytes
         options.store.pageCacheBytes = cacheMib << 20
+        options.store.walCheckpointPages = walCheckpoint
         options.store.lookupKeys = min(batchRows, 10_000)
         options.limits.maxRecordBytes = maxRecordBytes
         options.limits.maxDepth = maxDepth
@@ -134,3 +150,4 @@ struct ImportCommand: ParsableCommand {
 }
 
 extension WriteMode: ExpressibleByArgument {}
+extension ApplyOrder: ExpressibleByArgument {}

@@ -30,7 +30,7 @@ enum ExitStatus {
         case .input: return dataError
         case .parse, .danglingReferences: return dataError
         case .mapping: return config
-        case .store: return ioError
+        case .store, .spill: return ioError
         case .cancelled: return 130
         case .usage: return usage
         }

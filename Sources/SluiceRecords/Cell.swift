@@ -78,6 +78,29 @@ public struct RowArena: Sendable {
         }
     }
 
+    /// Appends row `row` of `other` (whose columns may be fewer: the rest
+    /// are absent) as record `ordinal`, copying its text. O(columns + bytes),
+    /// no allocation once the buffers have grown.
+    public mutating func append(row: Int, of other: RowArena, ordinal: Int) {
+        other.bytes.withUnsafeBufferPointer { source in
+            for column in 0..<other.columnCount {
+                switch other[row, column] {
+                case .text(let offset, let length):
+                    cells.append(.text(offset: Int32(bytes.count), length: length))
+                    bytes.append(contentsOf: source[Int(offset)..<Int(offset + length)])
+                case .blob(let offset, let length):
+                    cells.append(.blob(offset: Int32(bytes.count), length: length))
+                    bytes.append(contentsOf: source[Int(offset)..<Int(offset + length)])
+                case let cell: cells.append(cell)
+                }
+            }
+        }
+        if columnCount > other.columnCount {
+            cells.append(contentsOf: repeatElement(.absent, count: columnCount - other.columnCount))
+        }
+        ordinals.append(ordinal)
+    }
+
     /// Drops the row being built (its text bytes stay until ``removeAll()``).
     public mutating func abandonRow() {
         cells.removeLast(columnCount)

@@ -22,12 +22,18 @@ public struct StoreOptions: Sendable, Equatable {
     /// Keys looked up by one execution of the lookup statement; a batch of up
     /// to this many rows costs one query.
     public var lookupKeys: Int = 10_000
+    /// WAL pages after which a commit copies the WAL into the database
+    /// (`PRAGMA wal_autocheckpoint`). SQLite's default is 1,000; 10,000 (up to
+    /// 40 MB of WAL) imported 200,000 generated events 4% faster (5.02–5.18 s
+    /// against 5.35 s, key order) with the same bytes written.
+    public var walCheckpointPages: Int = 10_000
     /// The write mode of entities whose mapping sets none.
     public var mode: WriteMode = .upsert
     /// Whether entities whose mapping does not say otherwise track the keys a
     /// run sees, so that ``SQLiteStore/deleteMissing(_:)`` can remove the rest.
     public var deleteMissing = false
 
-    /// The defaults: 8 MiB page cache, lookups of up to 10,000 keys.
+    /// The defaults: 8 MiB page cache, lookups of up to 10,000 keys, a WAL
+    /// checkpoint every 10,000 pages.
     public init() {}
 }

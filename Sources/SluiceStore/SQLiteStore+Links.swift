@@ -20,84 +20,132 @@ extension SQLiteStore {
                 + "\(target) \(link.targetColumn.type.sqlType) NOT NULL, \"position\" INTEGER NOT NULL, \(extra)"
                 + "PRIMARY KEY (\(key.joined(separator: ", ")))) WITHOUT ROWID",
             "creating the link table \(quoted(link.name))")
+        try createTargetIndex(link)
+    }
+
+    /// The index on a link table's target, for joins from the target side.
+    private func createTargetIndex(_ link: LinkSchema) throws(StoreError) {
         try connection.execute(
-            "CREATE INDEX IF NOT EXISTS \(quoted("_sluice_target_" + link.name)) ON \(quoted(link.name)) (\(target))",
+            "CREATE INDEX IF NOT EXISTS \(quoted("_sluice_target_" + link.name)) ON \(quoted(link.name)) (\(quoted(link.targetColumn.name)))",
             "indexing the link table \(quoted(link.name))")
     }
 
+    /// Before a bulk load into an empty link table: drops its target index,
+    /// which ``endBulkLinks(_:)`` builds again in one sorted pass instead of
+    /// one insert per link into scattered pages. Returns whether it did (the
+    /// table was empty). A run killed in between gets the index back when
+    /// the next run prepares its tables.
+    public func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {
+        let rows = try connection.strings("SELECT count(*) FROM (SELECT 1 FROM \(quoted(link.name)) LIMIT 1)", column: 0, "counting links")
+        guard rows.first == "0" else { return false }
+        try connection.execute("DROP INDEX IF EXISTS \(quoted("_sluice_target_" + link.name))", "dropping the target index")
+        return true
+    }
+
+    /// Builds the target index ``beginBulkLinks(_:)`` dropped.
+    public func endBulkLinks(_ link: LinkSchema) throws(StoreError) { try createTargetIndex(link) }
+
     /// Applies one batch of link rows. Per source key only its last record
     /// counts: under `replace` (or when that record's list is empty or null)
-    /// its stored links are deleted first — unless the source is in
-    /// `newSources` (inserted by this transaction, so it has none); then its
-    /// links are inserted.
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema, newSources: Set<LinkValue>) throws(StoreError) {
-        let width = link.sourceColumns.count
-        let order = rows.rowCount
-        var indices = Array(0..<order)
-        indices.sort { left, right in
-            for column in 0..<width {
-                let comparison = Self.compare(rows, rows[left, column], rows[right, column])
-                if comparison != 0 { return comparison < 0 }
-            }
-            return rows.ordinals[left] < rows.ordinals[right]
-        }
+    /// its stored links are compared with the new ones (one read per
+    /// ``StoreOptions/lookupKeys`` sources) and, when they differ, deleted and
+    /// the new ones inserted; equal lists are left alone, and a source with
+    /// none stored just gets its links. Under `union` the new links are added.
+    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+        let sources = linkSources(rows, link)
+        let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
         let deleteSQL = "DELETE FROM \(quoted(link.name)) WHERE "
             + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
-        let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) ("
-            + (link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]
-                + (link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]) + link.attributeColumns.map { quoted($0.name) })
-                .joined(separator: ", ")
-            + ") VALUES (" + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
         let delete = try connection.prepare(deleteSQL, "preparing link deletes")
         defer { sqlite3_finalize(delete) }
         let insert = try connection.prepare(insertSQL, "preparing link inserts")
         defer { sqlite3_finalize(insert) }
+        let width = link.sourceColumns.count
+        // Each target is stubbed once per batch (tags repeat across sources).
+        var stubbed: [String: Set<LinkValue>] = [:]
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-            var start = 0
-            while start < indices.count {
-                var end = start + 1
-                while end < indices.count, (0..<width).allSatisfy({ Self.compare(rows, rows[indices[start], $0], rows[indices[end], $0]) == 0 }) {
-                    end += 1
+            let stored = try storedLinks(of: sources, rows, link, bytes)
+            for (index, source) in sources.enumerated() {
+                if link.rule == .replaceAndDelete {
+                    stillLinked[LinkValue.key(rows, source.row, width)] = Set(source.kept.map { LinkValue(rows, rows[$0, width]) })
                 }
-                let group = indices[start..<end]
-                let last = rows.ordinals[group.last!]
-                let markers = group.filter { rows[$0, width] == .absent }
-                let cut = markers.map { rows.ordinals[$0] }.max()
-                // Which of this source's rows stand, and whether to unlink first.
-                let kept: [Int]
-                let unlink: Bool
-                if link.rule != .union {
-                    kept = group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }
-                    unlink = true
-                } else {
-                    kept = group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) }
-                    unlink = cut != nil
-                }
-                if unlink && (newSources.isEmpty || !newSources.contains(LinkValue.key(rows, group.first!, width))) {
+                if stored[index] == .same { continue }
+                if source.unlink && stored[index] != .none {
                     sqlite3_reset(delete)
-                    for column in 0..<width { bind(delete, Int32(column + 1), rows[group.first!, column], bytes) }
+                    for column in 0..<width { bind(delete, Int32(column + 1), rows[source.row, column], bytes) }
                     let code = sqlite3_step(delete)
                     if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
                 }
-                if link.rule == .replaceAndDelete {
-                    let source = LinkValue.key(rows, group.first!, width)
-                    stillLinked[source] = Set(kept.map { LinkValue(rows, rows[$0, width]) })
-                }
-                for row in kept {
+                for row in source.kept {
                     sqlite3_reset(insert)
                     for column in 0..<link.columnCount { bind(insert, Int32(column + 1), rows[row, column], bytes) }
                     let code = sqlite3_step(insert)
                     if code != SQLITE_DONE { throw connection.error("linking \(quoted(link.name))", code) }
-                    if link.missing == .stub, let target = target(of: row, rows, link) {
+                    if link.missing == .stub, let target = target(of: row, rows, link),
+                        stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
+                    {
                         try stub(target.table, target.key, rows[row, width], bytes)
                     }
                 }
-                start = end
             }
         }
         if link.rule == .replaceAndDelete { try deleteDropped(dropped, stillLinked, link) }
+    }
+
+    /// The columns of a link row, in the order of its cells.
+    func linkColumnNames(_ link: LinkSchema) -> [String] {
+        link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]
+            + (link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]) + link.attributeColumns.map { quoted($0.name) }
+    }
+
+    /// One source's link rows in a batch: which of them stand (`kept`, in
+    /// position order), whether its stored links go first (`unlink`), and a
+    /// row that carries its key.
+    struct LinkSource {
+        var row: Int
+        var kept: [Int]
+        var unlink: Bool
+    }
+
+    /// The batch's sources in key order, with the rows that stand: the
+    /// last record's under `replace`; under `union`, those after the last
+    /// empty or null list. O(n log n).
+    private func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
+        let width = link.sourceColumns.count
+        let position = width + 1
+        var indices = Array(0..<rows.rowCount)
+        indices.sort { left, right in
+            for column in 0..<width {
+                let comparison = rows.compare(rows[left, column], rows[right, column])
+                if comparison != 0 { return comparison < 0 }
+            }
+            if rows.ordinals[left] != rows.ordinals[right] { return rows.ordinals[left] < rows.ordinals[right] }
+            return rows.compare(rows[left, position], rows[right, position]) < 0
+        }
+        var sources: [LinkSource] = []
+        var start = 0
+        while start < indices.count {
+            var end = start + 1
+            while end < indices.count, (0..<width).allSatisfy({ rows.compare(rows[indices[start], $0], rows[indices[end], $0]) == 0 }) {
+                end += 1
+            }
+            let group = indices[start..<end]
+            let last = rows.ordinals[group.last!]
+            if link.rule != .union {
+                sources.append(LinkSource(
+                    row: group.first!, kept: group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }, unlink: true))
+            } else {
+                let cut = group.filter { rows[$0, width] == .absent }.map { rows.ordinals[$0] }.max()
+                sources.append(LinkSource(
+                    row: group.first!, kept: group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) },
+                    unlink: cut != nil))
+            }
+            start = end
+        }
+        return sources
     }
 
     /// The target table and key of link row `row`: the link's own, or the
@@ -155,13 +203,14 @@ extension SQLiteStore {
     }
 
     /// Creates stub rows for the to-one references of a batch whose
-    /// relationship asks for them.
+    /// relationship asks for them, one statement per distinct key.
     func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
         let stubbing = schema.references.filter { $0.missing == .stub }
         guard !stubbing.isEmpty else { return }
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             for reference in stubbing {
-                for row in 0..<rows.rowCount {
+                var stubbed: Set<LinkValue> = []
+                for row in 0..<rows.rowCount where stubbed.insert(LinkValue(rows, rows[row, reference.column])).inserted {
                     try stub(reference.targetTable, reference.targetKey, rows[row, reference.column], bytes)
                 }
             }
@@ -252,12 +301,7 @@ enum LinkValue: Hashable {
 
     /// The source key of link row `row`: its first `width` cells.
     static func key(_ rows: RowArena, _ row: Int, _ width: Int) -> LinkValue {
-        key(rows, row, columns: Array(0..<width))
-    }
-
-    /// The key of row `row` made of `columns`.
-    static func key(_ rows: RowArena, _ row: Int, columns: [Int]) -> LinkValue {
-        .composite(columns.map { LinkValue(rows, rows[row, $0]) })
+        .composite((0..<width).map { LinkValue(rows, rows[row, $0]) })
     }
 
     func bind(_ statement: OpaquePointer?, _ index: Int32) {

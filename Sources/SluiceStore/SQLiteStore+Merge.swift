@@ -128,7 +128,7 @@ extension SQLiteStore {
     }
 
     /// Compares row `row`'s key with the current result row's, column by column.
-    private func compareKeys(
+    func compareKeys(
         _ rows: RowArena, _ row: Int, _ keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ statement: OpaquePointer?
     ) -> Int {
         for column in keys {
@@ -140,7 +140,7 @@ extension SQLiteStore {
 
     /// Compares a batch key with the key column of the current result row,
     /// in SQLite's order (NULL, numbers, text bytewise).
-    private func compareKey(
+    func compareKey(
         _ cell: Cell, _ bytes: UnsafeBufferPointer<UInt8>, _ statement: OpaquePointer?, _ column: Int32
     ) -> Int {
         let type = sqlite3_column_type(statement, column)

@@ -55,10 +55,12 @@ public final class SQLiteStore: RecordStore {
     public init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
         connection = try SQLiteConnection(path: path)
         self.options = options
+        // Wait for readers first: switching to WAL needs the file to itself.
+        sqlite3_busy_timeout(connection.handle, 5_000)
         try connection.execute("PRAGMA journal_mode=WAL", "switching to WAL")
         try connection.execute("PRAGMA synchronous=NORMAL", "setting synchronous")
+        try connection.execute("PRAGMA wal_autocheckpoint=\(options.walCheckpointPages)", "setting the WAL checkpoint")
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "setting the page cache")
-        sqlite3_busy_timeout(connection.handle, 5_000)
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS _sluice_checkpoints (
@@ -155,7 +157,10 @@ public final class SQLiteStore: RecordStore {
                     "ALTER TABLE \(quoted(schema.name)) ADD COLUMN \(columnDefinition(column, key: 0))",
                     "adding column \(quoted(column.name)) to \(quoted(schema.name))")
             }
-            if !keyNames.isEmpty {
+            let primaryKey = try connection.strings(
+                "SELECT name FROM pragma_table_info(\(literal(schema.name))) WHERE pk > 0 ORDER BY pk", column: 0, action)
+            // A key that is not the table's primary key gets a unique index.
+            if !keyNames.isEmpty && primaryKey != schema.keyColumns.map({ schema.columns[$0].name }) {
                 try connection.execute(
                     "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("_sluice_key_" + schema.name)) "
                         + "ON \(quoted(schema.name)) (\(keyNames.joined(separator: ", ")))",
@@ -189,23 +194,16 @@ public final class SQLiteStore: RecordStore {
         try connection.execute("BEGIN IMMEDIATE", "starting a batch transaction")
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]
-            // Sources inserted by this transaction have no links to unlink.
-            let linked = Set(group.batches.compactMap { $0.link?.sourceTable })
-            var newSources: [String: Set<LinkValue>] = [:]
             for batch in group.batches where batch.link == nil {
-                let table = try table(for: batch.schema)
-                let wantsNew = linked.contains(batch.schema.name)
-                let (merged, inserted) = try merge(batch.rows, into: table, collectingNewKeys: wantsNew)
-                counts[batch.entity, default: EntityCounts()].add(merged)
-                if wantsNew { newSources[batch.schema.name, default: []].formUnion(inserted) }
+                counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: try table(for: batch.schema)))
             }
             // Links and stubs after every entity batch: targets created in
             // this group exist before stubs are considered.
             for batch in group.batches where batch.link == nil { try stubReferences(batch.rows, batch.schema) }
             for batch in group.batches {
-                if let link = batch.link { try applyLinks(batch.rows, link, newSources: newSources[link.sourceTable] ?? []) }
+                if let link = batch.link { try applyLinks(batch.rows, link) }
             }
-            try saveCheckpoint(group.checkpoint)
+            if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
             if shouldAbort?() == true {
                 throw StoreError(path: connection.path, action: "committing a batch", message: "cancelled", code: SQLITE_INTERRUPT)
             }
@@ -242,11 +240,8 @@ public final class SQLiteStore: RecordStore {
 
     /// The find-or-create merge of one batch. O(n log n) in the batch's rows
     /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys and
-    /// one write per new or changed row. With `collectingNewKeys`, also
-    /// returns the keys it inserted.
-    private func merge(
-        _ rows: RowArena, into table: TableState, collectingNewKeys: Bool
-    ) throws(StoreError) -> (EntityCounts, Set<LinkValue>) {
+    /// one write per new or changed row.
+    private func merge(_ rows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
         let keys = table.schema.keyColumns
         let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.lastOccurrences(rows, keyColumns: keys)
         var status = [RowStatus](repeating: .new, count: order.count)
@@ -260,9 +255,7 @@ public final class SQLiteStore: RecordStore {
             if seenTracked.contains(table.schema.name) { try markSeen(rows, order, bytes, table) }
         }
         var counts = EntityCounts()
-        var inserted: Set<LinkValue> = []
-        for (position, state) in status.enumerated() {
-            if collectingNewKeys && state == .new { inserted.insert(LinkValue.key(rows, order[position], columns: keys)) }
+        for state in status {
             switch state {
             case .new: counts.inserted += 1
             case .changed: counts.updated += 1
@@ -270,7 +263,7 @@ public final class SQLiteStore: RecordStore {
             case .skipped: counts.skipped += 1
             }
         }
-        return (counts, inserted)
+        return counts
     }
 
     enum RowStatus { case new, changed, unchanged, skipped }
@@ -286,11 +279,7 @@ public final class SQLiteStore: RecordStore {
     /// Row indices sorted by key, keeping only the last occurrence of each key.
     static func lastOccurrences(_ rows: RowArena, keyColumns: [Int]) -> [Int] {
         func compareKeys(_ left: Int, _ right: Int) -> Int {
-            for column in keyColumns {
-                let order = compare(rows, rows[left, column], rows[right, column])
-                if order != 0 { return order }
-            }
-            return 0
+            rows.compare(row: left, keyColumns, with: right, of: rows)
         }
         var order = Array(0..<rows.rowCount)
         order.sort { left, right in
@@ -307,33 +296,5 @@ public final class SQLiteStore: RecordStore {
             }
         }
         return kept
-    }
-
-    /// SQLite's order of values: NULL, numbers, text, blobs (bytewise).
-    static func compare(_ rows: RowArena, _ left: Cell, _ right: Cell) -> Int {
-        switch (left, right) {
-        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.text, .text), (.blob, .blob):
-            return rows.withText(left) { a in
-                rows.withText(right) { b in
-                    let common = min(a.count, b.count)
-                    for index in 0..<common where a[index] != b[index] { return a[index] < b[index] ? -1 : 1 }
-                    return a.count < b.count ? -1 : (a.count > b.count ? 1 : 0)
-                }
-            }
-        case (.real(let a), .real(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.integer(let a), .real(let b)): return Double(a) < b ? -1 : (Double(a) > b ? 1 : 0)
-        case (.real(let a), .integer(let b)): return a < Double(b) ? -1 : (a > Double(b) ? 1 : 0)
-        default: return rank(left) - rank(right)
-        }
-    }
-
-    private static func rank(_ cell: Cell) -> Int {
-        switch cell {
-        case .absent, .null: return 0
-        case .integer, .real: return 1
-        case .text: return 2
-        case .blob: return 3
-        }
     }
 }

@@ -33,7 +33,7 @@ func batches(count: Int, limits: BatchLimits, textSize: Int = 10) throws -> [Bat
         limits.maxRows = 100
         let groups = try batches(count: 250, limits: limits)
         #expect(groups.map { $0.batches[0].rows.rowCount } == [100, 100, 50])
-        #expect(groups.map(\.checkpoint.records) == [100, 200, 250])
+        #expect(groups.map(\.checkpoint?.records) == [100, 200, 250])
     }
 
     @Test func cutsAtTheByteLimit() throws {

@@ -30,8 +30,8 @@ import Testing
         return TestPaths.file("events.jsonl", lines.joined(separator: "\n") + "\n")
     }()
 
-    func arguments(_ store: String, resume: Bool) -> [String] {
-        ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", input] + (resume ? ["--resume"] : [])
+    func arguments(_ store: String, resume: Bool, order: String = "key") -> [String] {
+        ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--order", order, input] + (resume ? ["--resume"] : [])
     }
 
     func dump(_ store: String) -> [[[String?]]] {
@@ -39,31 +39,47 @@ import Testing
         return [reader.rows("SELECT * FROM Event ORDER BY id"), reader.rows("SELECT * FROM Actor ORDER BY id")]
     }
 
-    @Test func killedAtTwentyRandomPointsResumesToTheSameStore() throws {
-        let reference = TestPaths.temporaryDirectory().appendingPathComponent("reference.sqlite").path
-        let clean = try runCommand(sluice, arguments(reference, resume: false))
+    /// In input order a resume continues after the last committed batch; in
+    /// key order it applies every row again over what the killed run's
+    /// merge had committed. Both must end in the uninterrupted store.
+    @Test(arguments: ["input", "key"]) func killedAtTwentyRandomPointsResumesToTheSameStore(order: String) throws {
+        let reference = TestPaths.temporaryDirectory().appendingPathComponent("reference-\(order).sqlite").path
+        let started = Date()
+        let clean = try runCommand(sluice, arguments(reference, resume: false, order: order))
+        // Kill points spread over the whole run: parse, spill, merge, apply.
+        let duration = UInt32(Date().timeIntervalSince(started) * 1_000_000)
         #expect(clean.status == 0, "\(clean.stderr)")
         let expected = dump(reference)
         #expect(expected[0].count > 10_000)
 
         var generator = SystemRandomNumberGenerator()
         var interrupted = 0
+        var interruptedWhileApplying = 0
         for attempt in 0..<22 {
-            let store = TestPaths.temporaryDirectory().appendingPathComponent("crash\(attempt).sqlite").path
+            let store = TestPaths.temporaryDirectory().appendingPathComponent("crash-\(order)\(attempt).sqlite").path
             let process = Process()
             process.executableURL = URL(fileURLWithPath: sluice)
-            process.arguments = arguments(store, resume: false)
+            process.arguments = arguments(store, resume: false, order: order)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 30_000...900_000, using: &generator))
+            if attempt % 4 == 0 {
+                // Wait for the first commit, so some kills land mid-apply.
+                let deadline = Date().addingTimeInterval(30)
+                while process.isRunning && Date() < deadline && StoreReader(store).count("Event") <= 0 { usleep(2_000) }
+            } else {
+                usleep(UInt32.random(in: (duration / 50)...(duration * 19 / 20), using: &generator))
+            }
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 interrupted += 1
             }
             process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal && StoreReader(store).count("Event") > 0 {
+                interruptedWhileApplying += 1
+            }
 
-            let resumed = try runCommand(sluice, arguments(store, resume: true))
+            let resumed = try runCommand(sluice, arguments(store, resume: true, order: order))
             #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
             let reader = StoreReader(store)
             #expect(reader.value("PRAGMA integrity_check") == "ok", "attempt \(attempt)")
@@ -75,11 +91,15 @@ import Testing
             }
         }
         #expect(interrupted >= 20, "only \(interrupted) runs were killed before they finished")
+        #expect(interruptedWhileApplying >= 1, "no run was killed after it had committed rows")
     }
 
+    /// Standard input in input order: checkpoints carry the stream's prefix,
+    /// which a resume must repeat. (In key order nothing is committed before
+    /// the stream has been read, so a resume simply reads it all again.)
     @Test func killedWhileReadingStandardInputResumesFromTheSameStream() throws {
         let reference = TestPaths.temporaryDirectory().appendingPathComponent("stdin-reference.sqlite").path
-        #expect(try runCommand(sluice, arguments(reference, resume: false)).status == 0)
+        #expect(try runCommand(sluice, arguments(reference, resume: false, order: "input")).status == 0)
         let expected = dump(reference)
         let data = try Data(contentsOf: URL(fileURLWithPath: input))
         func runReadingStandardInput(_ arguments: [String], from path: String) throws -> (status: Int32, stderr: String) {
@@ -96,7 +116,8 @@ import Testing
             return (process.terminationStatus, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
         }
         func stdinArguments(_ store: String, resume: Bool) -> [String] {
-            ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--format", "jsonl", "-"] + (resume ? ["--resume"] : [])
+            ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--order", "input", "--format", "jsonl", "-"]
+                + (resume ? ["--resume"] : [])
         }
         var interrupted = 0
         var refusalChecked = false

@@ -1,0 +1,212 @@
+import SluiceRecords
+
+/// Collects batch groups for the key-ordered apply: each table's rows are
+/// held in memory up to ``SortOptions/memoryBytes`` (all tables together),
+/// then sorted by key and spilled as one run per table; once the input is
+/// read, ``chunks(of:rows:)`` merges a table's runs into key-ordered batches.
+///
+/// Memory: the rows held (at most the budget, plus the arrays' spare
+/// capacity) and, while merging, 64 KiB per run of the table merged. Disk:
+/// the rows once, in a compact encoding (plus once more per pass when a
+/// table has more than ``SortOptions/fanIn`` runs).
+public final class KeyOrderSorter {
+    /// One table's rows: those held in memory and its run file.
+    final class Table {
+        /// The table's latest batch metadata (entity, schema, link).
+        var prototype: Batch
+        /// The columns rows are ordered by: the key, or the link's source.
+        let keys: [Int]
+        /// Whether only a key's last row is kept when spilling (entity
+        /// tables with a key; link tables keep every row).
+        let dedupe: Bool
+        var held: RowArena
+        var file: RunFile?
+
+        init(_ batch: Batch) {
+            prototype = batch
+            prototype.rows = RowArena(columnCount: 0)
+            if let link = batch.link {
+                keys = Array(0..<link.sourceColumns.count)
+                dedupe = false
+            } else {
+                keys = batch.schema.keyColumns
+                dedupe = !keys.isEmpty
+            }
+            held = RowArena(columnCount: batch.rows.columnCount)
+        }
+    }
+
+    private let directory: String
+    private let options: SortOptions
+    private var tables: [String: Table] = [:]
+    private var names: [String] = []
+    private var heldBytes = 0
+    private var released = false
+    private var sequence = 0
+    /// The last checkpoint of each input added, in the order inputs came.
+    public private(set) var checkpoints: [Checkpoint] = []
+    /// Rows spilled to run files so far, all tables together.
+    public private(set) var spilledRows = 0
+
+    /// A sorter whose run files go in `directory`.
+    public init(directory: String, options: SortOptions) {
+        self.directory = directory
+        self.options = options
+    }
+
+    /// Takes a group's rows (copying them) and its checkpoint; spills every
+    /// table when the rows held exceed the budget. O(rows) plus, when it
+    /// spills, O(n log n) in the rows held.
+    public func add(_ group: BatchGroup) throws(SpillError) {
+        sequence += 1
+        let base = sequence << 40
+        for batch in group.batches {
+            let name = batch.link?.name ?? batch.schema.name
+            let table: Table
+            if let known = tables[name] {
+                table = known
+            } else {
+                table = Table(batch)
+                tables[name] = table
+                names.append(name)
+            }
+            table.prototype.schema = batch.schema
+            if batch.rows.columnCount > table.held.columnCount { table.held.widen(to: batch.rows.columnCount) }
+            let before = table.held.byteSize
+            for row in 0..<batch.rows.rowCount {
+                table.held.append(row: row, of: batch.rows, ordinal: base | batch.rows.ordinals[row])
+            }
+            heldBytes += table.held.byteSize - before
+        }
+        if let checkpoint = group.checkpoint {
+            if let index = checkpoints.firstIndex(where: { $0.input == checkpoint.input }) {
+                checkpoints[index] = checkpoint
+            } else {
+                checkpoints.append(checkpoint)
+            }
+        }
+        if heldBytes > options.memoryBytes { try spill() }
+    }
+
+    /// The tables in the order to apply them: entity tables, each after the
+    /// tables its references point to where the references allow it (a
+    /// cycle keeps mapping order), then link tables.
+    public var applyOrder: [String] {
+        let entities = names.filter { tables[$0]?.prototype.link == nil }
+        var ordered: [String] = []
+        var visiting: Set<String> = []
+        func visit(_ name: String) {
+            guard !ordered.contains(name), !visiting.contains(name), let table = tables[name] else { return }
+            visiting.insert(name)
+            for reference in table.prototype.schema.references { visit(reference.targetTable) }
+            ordered.append(name)
+        }
+        for name in entities { visit(name) }
+        return ordered + names.filter { tables[$0]?.prototype.link != nil }
+    }
+
+    /// Spills what is held, then merges table `name`'s runs into batches of
+    /// about `rows` rows in key order; a key's rows never straddle two
+    /// batches, so the last occurrence still wins inside one.
+    public func chunks(of name: String, rows: Int) throws(SpillError) -> KeyOrderedChunks? {
+        if !released {
+            try spill(releasing: true)
+            released = true
+        }
+        guard let table = tables[name], let file = table.file, !file.runs.isEmpty else { return nil }
+        let merge = try RunMerge(file: file, runs: 0..<file.runs.count, keys: table.keys, columnCount: table.held.columnCount)
+        return KeyOrderedChunks(merge: merge, prototype: table.prototype, keys: table.keys, columnCount: table.held.columnCount, rows: rows)
+    }
+
+    /// Sorts each table's held rows and writes them as a new run; when
+    /// `releasing` (the input is read), the memory that held them is freed.
+    private func spill(releasing: Bool = false) throws(SpillError) {
+        for name in names {
+            guard let table = tables[name] else { continue }
+            let held = table.held
+            if held.rowCount > 0 {
+                let file: RunFile
+                if let existing = table.file { file = existing } else { file = try RunFile(directory: directory) }
+                table.file = file
+                for row in Self.sortedRows(held, keys: table.keys, dedupe: table.dedupe) {
+                    try file.append(row: row, of: held, ordinal: held.ordinals[row])
+                }
+                try file.endRun()
+                spilledRows += held.rowCount
+                if file.runs.count > options.fanIn { try compact(table, file) }
+            }
+            if releasing { table.held = RowArena(columnCount: held.columnCount) } else { table.held.removeAll() }
+        }
+        heldBytes = 0
+    }
+
+    /// Merges a table's oldest ``SortOptions/fanIn`` runs into one.
+    private func compact(_ table: Table, _ file: RunFile) throws(SpillError) {
+        let merged = 0..<options.fanIn
+        let merge = try RunMerge(file: file, runs: merged, keys: table.keys, columnCount: table.held.columnCount)
+        while let row = merge.head {
+            try file.append(row: 0, of: row, ordinal: row.ordinals[0])
+            try merge.advance()
+        }
+        try file.endRun()
+        file.dropRuns(merged)
+    }
+
+    /// Row indices by key, ties in arrival order; with `dedupe` only the
+    /// last row of each key. O(n log n).
+    static func sortedRows(_ rows: RowArena, keys: [Int], dedupe: Bool) -> [Int] {
+        var order = Array(0..<rows.rowCount)
+        guard !keys.isEmpty else { return order }
+        order.sort { left, right in
+            let comparison = rows.compare(row: left, keys, with: right, of: rows)
+            return comparison != 0 ? comparison < 0 : left < right
+        }
+        guard dedupe else { return order }
+        var kept: [Int] = []
+        kept.reserveCapacity(order.count)
+        for row in order {
+            if let last = kept.last, rows.compare(row: last, keys, with: row, of: rows) == 0 {
+                kept[kept.count - 1] = row
+            } else {
+                kept.append(row)
+            }
+        }
+        return kept
+    }
+}
+
+/// One table's rows merged from its runs, cut into batches in key order.
+public final class KeyOrderedChunks {
+    private let merge: RunMerge
+    private let prototype: Batch
+    private let keys: [Int]
+    private let columnCount: Int
+    private let rows: Int
+
+    init(merge: RunMerge, prototype: Batch, keys: [Int], columnCount: Int, rows: Int) {
+        self.merge = merge
+        self.prototype = prototype
+        self.keys = keys
+        self.columnCount = columnCount
+        self.rows = max(1, rows)
+    }
+
+    /// The next batch, or nil when the table's rows are all out. O(rows
+    /// of the batch × log runs).
+    public func next() throws(SpillError) -> Batch? {
+        var out = RowArena(columnCount: columnCount)
+        while let row = merge.head {
+            if out.rowCount >= rows
+                && (keys.isEmpty || out.compare(row: out.rowCount - 1, keys, with: 0, of: row) != 0)
+            {
+                break
+            }
+            out.append(row: 0, of: row, ordinal: row.ordinals[0])
+            try merge.advance()
+        }
+        guard out.rowCount > 0 else { return nil }
+        var batch = prototype
+        batch.rows = out
+        return batch
+    }
+}

@@ -1,0 +1,32 @@
+/// In which order the store receives rows.
+public enum ApplyOrder: String, Sendable, Equatable, CaseIterable {
+    /// Each batch group is committed as soon as it is cut, in input order:
+    /// the store follows the input closely and a resume continues from the
+    /// last committed record.
+    case input
+    /// Rows are sorted by key in runs spilled to temporary files, merged once
+    /// the input is read completely, and applied table by table in key
+    /// order, so each page of each B-tree is written about once. Nothing is
+    /// committed before the input has been read; a resumed run reads it again
+    /// and re-applies every row (which leaves equal rows unchanged).
+    case key
+}
+
+/// Tuning of the key-ordered apply (``ApplyOrder/key``).
+public struct SortOptions: Sendable, Equatable {
+    /// Rows held in memory (cells and text, all tables together) before they
+    /// are sorted and spilled as runs. Measured on 200,000 generated events
+    /// (three tables and a link table): 8 MiB peaks at 53.9 MiB RSS, 16 MiB
+    /// at 65.4 MiB, 4 MiB at 51.0 MiB, all within 3% of the same time.
+    public var memoryBytes: Int = 8 << 20
+    /// Where the run files go; `nil` puts them beside the store. They are
+    /// unlinked at once and vanish when the import ends, however it ends.
+    public var directory: String?
+    /// Runs merged at once; past it, the oldest runs are merged into one
+    /// first. Each open run holds a 64 KiB buffer.
+    public var fanIn: Int = 64
+
+    /// The defaults: 8 MiB of rows, runs beside the store, 64 runs merged
+    /// at once.
+    public init() {}
+}

@@ -1,0 +1,86 @@
+import CSluiceSQLite3
+import SluiceRecords
+
+extension SQLiteStore {
+    /// What the store holds for a source whose links a batch replaces.
+    enum StoredLinks {
+        /// Not read: the links are only added to (`union`).
+        case unread
+        /// The source has no links stored.
+        case none
+        /// Exactly the batch's links: target, position, entity and
+        /// attributes all equal, in the same order.
+        case same
+        /// Something else.
+        case different
+    }
+
+    /// Reads the stored links of the sources that replace theirs, up to
+    /// ``StoreOptions/lookupKeys`` sources per query, in key order, and
+    /// compares each source's with the rows it keeps. O(links read).
+    func storedLinks(
+        of sources: [LinkSource], _ rows: RowArena, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(StoreError) -> [StoredLinks] {
+        var result = [StoredLinks](repeating: .unread, count: sources.count)
+        let candidates = sources.indices.filter { sources[$0].unlink }
+        guard !candidates.isEmpty else { return result }
+        let width = link.sourceColumns.count
+        let capacity = max(1, min(options.lookupKeys, 32_000 / width, candidates.count))
+        let names = linkColumnNames(link)
+        let sourceNames = names[0..<width].joined(separator: ", ")
+        let condition: String
+        if width == 1 {
+            condition = "\(sourceNames) IN (\(Array(repeating: "?", count: capacity).joined(separator: ",")))"
+        } else {
+            let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
+            condition = "(\(sourceNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
+        }
+        let statement = try connection.prepare(
+            "SELECT \(names.joined(separator: ", ")) FROM \(quoted(link.name)) WHERE \(condition) ORDER BY \(sourceNames), \"position\"",
+            "preparing the read of \(quoted(link.name))")
+        defer { sqlite3_finalize(statement) }
+        let keys = Array(0..<width)
+        var start = 0
+        while start < candidates.count {
+            let end = min(start + capacity, candidates.count)
+            sqlite3_reset(statement)
+            for slot in 0..<capacity {
+                // Unused slots repeat the last source.
+                let row = sources[candidates[min(start + slot, end - 1)]].row
+                for column in 0..<width { bind(statement, Int32(slot * width + column + 1), rows[row, column], bytes) }
+            }
+            var position = start
+            var count = 0
+            var equal = true
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw connection.error("reading the links of \(quoted(link.name))", code) }
+                while position < end, compareKeys(rows, sources[candidates[position]].row, keys, bytes, statement) < 0 {
+                    result[candidates[position]] = verdict(count, equal, sources[candidates[position]].kept.count)
+                    (position, count, equal) = (position + 1, 0, true)
+                }
+                guard position < end else { break }
+                guard compareKeys(rows, sources[candidates[position]].row, keys, bytes, statement) == 0 else { continue }
+                let kept = sources[candidates[position]].kept
+                if count < kept.count {
+                    for column in width..<link.columnCount where compareKey(rows[kept[count], column], bytes, statement, Int32(column)) != 0 {
+                        equal = false
+                        break
+                    }
+                }
+                count += 1
+            }
+            while position < end {
+                result[candidates[position]] = verdict(count, equal, sources[candidates[position]].kept.count)
+                (position, count, equal) = (position + 1, 0, true)
+            }
+            start = end
+        }
+        return result
+    }
+
+    private func verdict(_ stored: Int, _ equal: Bool, _ kept: Int) -> StoredLinks {
+        stored == 0 ? .none : (equal && stored == kept ? .same : .different)
+    }
+}

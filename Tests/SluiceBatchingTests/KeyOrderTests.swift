@@ -1,0 +1,199 @@
+import Foundation
+import SluiceBatching
+@testable import SluiceRecords
+import SluiceTestSupport
+import Testing
+
+/// The key-ordered apply's sorter: runs spilled, compacted and merged.
+@Suite struct KeyOrderSorterTests {
+    let schema = TableSchema(
+        name: "A", columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "text", type: .string)], keyColumns: [0])
+
+    /// A group of one batch of `ids`, each row's text naming its group and position.
+    func group(_ ids: [Int64], number: Int, columns: Int = 2) -> BatchGroup {
+        var rows = RowArena(columnCount: columns)
+        for (index, id) in ids.enumerated() {
+            rows.beginRow(ordinal: index + 1)
+            rows.set(0, .integer(id))
+            rows.set(1, rows.text(Array("g\(number)r\(index)".utf8)))
+            if columns > 2 { rows.set(2, .real(Double(id) / 2)) }
+        }
+        var wide = schema
+        if columns > 2 { wide.columns.append(ColumnSchema(name: "half", type: .double)) }
+        return BatchGroup(
+            batches: [Batch(entity: 0, schema: wide, rows: rows)],
+            checkpoint: Checkpoint(input: "in", records: ids.count * number, bytes: 0), rawBytes: 0, records: 0)
+    }
+
+    @Test func manySpillsAndCompactionsGiveKeyOrderWithTheLastOccurrence() throws {
+        var options = SortOptions()
+        options.memoryBytes = 2_000
+        options.fanIn = 3
+        let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: options)
+        var generator = SplitMix(seed: 7)
+        var expected: [Int64: String] = [:]
+        for number in 1...60 {
+            let ids = (0..<25).map { _ in Int64(generator.next() % 400) - 200 }
+            for (index, id) in ids.enumerated() { expected[id] = "g\(number)r\(index)" }
+            try sorter.add(group(ids, number: number, columns: number > 30 ? 3 : 2))
+        }
+        #expect(sorter.spilledRows > 0)
+        #expect(sorter.checkpoints == [Checkpoint(input: "in", records: 25 * 60, bytes: 0)])
+        let chunks = try #require(try sorter.chunks(of: "A", rows: 7))
+        var seen: [(Int64, String, Int)] = []
+        var widths: Set<Int> = []
+        while let batch = try chunks.next() {
+            widths.insert(batch.rows.columnCount)
+            #expect(batch.schema.columns.count == 3)
+            for row in 0..<batch.rows.rowCount {
+                guard case .integer(let id) = batch.rows[row, 0] else { Issue.record("key lost"); continue }
+                let text = batch.rows.withText(batch.rows[row, 1]) { String(decoding: $0, as: UTF8.self) }
+                seen.append((id, text, batch.rows.ordinals[row]))
+            }
+        }
+        #expect(widths == [3])
+        // Each key's rows, oldest first, all in one batch: the last wins there.
+        var last: [Int64: String] = [:]
+        for (id, text, _) in seen { last[id] = text }
+        #expect(last == expected)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.2 < $1.2) })
+    }
+
+    @Test func keysNeverStraddleTwoBatches() throws {
+        var options = SortOptions()
+        options.memoryBytes = 500
+        let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: options)
+        var link = LinkSchema(
+            name: "A_tags", sourceTable: "A", sourceColumns: [ColumnSchema(name: "A_id", type: .integer)], sourceKeys: ["id"],
+            targetColumn: ColumnSchema(name: "target_key", type: .string), targetTable: "T", targetKey: "name",
+            ordered: true, rule: .replace, missing: .dangling)
+        link.ordered = true
+        for number in 1...20 {
+            var rows = RowArena(columnCount: link.columnCount)
+            for source in [3, 1, 2] {
+                for position in 0..<4 {
+                    rows.beginRow(ordinal: source)
+                    rows.set(0, .integer(Int64(source)))
+                    rows.set(1, rows.text(Array("t\(number)".utf8)))
+                    rows.set(2, .integer(Int64(position)))
+                }
+            }
+            try sorter.add(BatchGroup(
+                batches: [Batch(entity: 0, schema: schema, rows: rows, link: link)],
+                checkpoint: Checkpoint(input: "in", records: number, bytes: 0), rawBytes: 0, records: 0))
+        }
+        #expect(sorter.applyOrder == ["A_tags"])
+        let chunks = try #require(try sorter.chunks(of: "A_tags", rows: 5))
+        var sizes: [Int] = []
+        var sources: [Int64] = []
+        while let batch = try chunks.next() {
+            sizes.append(batch.rows.rowCount)
+            #expect(batch.link?.name == "A_tags")
+            let keys = (0..<batch.rows.rowCount).map { batch.rows[$0, 0] }
+            #expect(keys.allSatisfy { $0 == keys[0] }, "a source's link rows were split or mixed: \(keys)")
+            if case .integer(let source) = batch.rows[0, 0] { sources.append(source) }
+        }
+        // Link rows are never deduplicated: 20 groups × 4 positions per source.
+        #expect(sizes == [80, 80, 80])
+        #expect(sources == [1, 2, 3])
+    }
+
+    @Test func referencedTablesComeFirstAndLinksLast() throws {
+        let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: SortOptions())
+        var event = schema
+        event.name = "Event"
+        event.references = [Reference(column: 1, name: "actor", targetTable: "Actor", targetKey: "id", missing: .stub)]
+        var actor = schema
+        actor.name = "Actor"
+        let link = LinkSchema(
+            name: "Event_tags", sourceTable: "Event", sourceColumns: [ColumnSchema(name: "Event_id", type: .integer)],
+            sourceKeys: ["id"], targetColumn: ColumnSchema(name: "target_key", type: .string), targetTable: "Tag",
+            targetKey: "name", ordered: false, rule: .replace, missing: .stub)
+        func rows(_ count: Int) -> RowArena {
+            var arena = RowArena(columnCount: count)
+            arena.beginRow(ordinal: 1)
+            arena.set(0, .integer(1))
+            return arena
+        }
+        try sorter.add(BatchGroup(
+            batches: [
+                Batch(entity: 1, schema: event, rows: rows(2), link: link), Batch(entity: 1, schema: event, rows: rows(2)),
+                Batch(entity: 0, schema: actor, rows: rows(2)),
+            ],
+            checkpoint: Checkpoint(input: "in", records: 1, bytes: 0), rawBytes: 0, records: 0))
+        #expect(sorter.applyOrder == ["Actor", "Event", "Event_tags"])
+    }
+
+    @Test func aMissingRunDirectoryIsAClearError() throws {
+        var options = SortOptions()
+        options.memoryBytes = 1
+        let sorter = KeyOrderSorter(directory: "/nonexistent/sluice-runs", options: options)
+        #expect {
+            try sorter.add(group([1, 2, 3], number: 1))
+        } throws: { error in
+            "\(error)".contains("/nonexistent/sluice-runs/sluice-run-") && "\(error)".contains("No such file or directory")
+        }
+    }
+
+    @Test func everyKindOfCellSurvivesARun() throws {
+        var options = SortOptions()
+        options.memoryBytes = 1
+        let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: options)
+        let table = TableSchema(name: "K", columns: (0..<7).map { ColumnSchema(name: "c\($0)", type: .string) }, keyColumns: [])
+        var rows = RowArena(columnCount: 7)
+        let big = [UInt8](repeating: 0xAB, count: 200_000)
+        let values: [[Cell]] = [
+            [.integer(.min), .integer(.max), .integer(-1), .real(-0.0), .real(.infinity), .null, .absent],
+            [.integer(0), .real(1e-300), .absent, .null, .integer(1 << 40), .integer(-(1 << 40)), .real(3.25)],
+        ]
+        for (index, row) in values.enumerated() {
+            rows.beginRow(ordinal: index + 1)
+            for (column, cell) in row.enumerated() { rows.set(column, cell) }
+        }
+        rows.beginRow(ordinal: 3)
+        rows.set(0, rows.text(Array("héllo".utf8)))
+        rows.set(1, rows.text([]))
+        rows.set(2, rows.blob([0, 1, 2, 255]))
+        rows.set(3, rows.blob(big))
+        try sorter.add(BatchGroup(
+            batches: [Batch(entity: 0, schema: table, rows: rows)],
+            checkpoint: Checkpoint(input: "in", records: 3, bytes: 0), rawBytes: 0, records: 0))
+        let chunks = try #require(try sorter.chunks(of: "K", rows: 100))
+        let batch = try #require(try chunks.next())
+        #expect(try chunks.next() == nil)
+        #expect(batch.rows.rowCount == 3)
+        for row in 0..<2 {
+            #expect((0..<7).map { batch.rows[row, $0] } == values[row])
+        }
+        let out = batch.rows
+        #expect(out.withText(out[2, 0]) { Array($0) } == Array("héllo".utf8))
+        #expect(out[2, 1] == .text(offset: out[2, 1].offset, length: 0))
+        guard case .blob = out[2, 2], case .blob = out[2, 3] else { Issue.record("blobs became text"); return }
+        #expect(out.withText(out[2, 2]) { Array($0) } == [0, 1, 2, 255])
+        #expect(out.withText(out[2, 3]) { Array($0) } == big)
+        #expect(out.ordinals.map { $0 & ((1 << 40) - 1) } == [1, 2, 3])
+    }
+}
+
+/// A small deterministic generator for reproducible shuffles.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension Cell {
+    /// The offset of a text or blob cell (0 for others).
+    var offset: Int32 {
+        switch self {
+        case .text(let offset, _), .blob(let offset, _): return offset
+        default: return 0
+        }
+    }
+}
