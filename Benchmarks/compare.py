@@ -3,7 +3,7 @@
 generated events workload and prints one Markdown table: medians of wall time,
 peak RSS and bytes written, and the paired ratio of each comparison.
 
-  Benchmarks/compare.py [--records 200000] [--runs 3] [--work DIR] [--peers]
+  Benchmarks/compare.py [--records 200000] [--runs 3] [--work DIR] [--peers] [--no-formats]
 
 It copies ../shared/bench into the work directory, builds the C tools there,
 generates the data once (gen.py, kept between calls), builds sluice in
@@ -86,6 +86,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "sluice-bench"))
     ap.add_argument("--peers", action="store_true")
+    ap.add_argument("--no-formats", action="store_true", help="skip the JSON array and XML pairs (for long runs)")
     a = ap.parse_args()
     work = a.work
     if not os.path.exists(os.path.join(work, "gen.py")):
@@ -115,10 +116,11 @@ def main():
     pair("update file (half new)", (sluice("events.yml", "su.db", data + ".update.jsonl"), "cp s.db su.db; rm -f su.db-wal su.db-shm", "sluice"),
          (c("upsert", "cu.db", data + ".update.tsv"), "rm -f cu.db*; %s >/dev/null" % c("insert", "cu.db", data + ".tsv"), "C upsert -s"),
          a.runs, work)
-    pair("JSON array", (sluice("events-array.yml", "sa.db", data + ".json"), fresh("sa.db"), "sluice"),
-         (sluice("events.yml", "s3.db", jsonl), fresh("s3.db"), "sluice, JSON Lines"), a.runs, work)
-    pair("XML", (sluice("events-xml.yml", "sx.db", data + ".xml"), fresh("sx.db"), "sluice"),
-         (sluice("events.yml", "s3.db", jsonl), fresh("s3.db"), "sluice, JSON Lines"), a.runs, work)
+    if not a.no_formats:
+        pair("JSON array", (sluice("events-array.yml", "sa.db", data + ".json"), fresh("sa.db"), "sluice"),
+             (sluice("events.yml", "s3.db", jsonl), fresh("s3.db"), "sluice, JSON Lines"), a.runs, work)
+        pair("XML", (sluice("events-xml.yml", "sx.db", data + ".xml"), fresh("sx.db"), "sluice"),
+             (sluice("events.yml", "s3.db", jsonl), fresh("s3.db"), "sluice, JSON Lines"), a.runs, work)
     if a.peers:
         pair("JSON Lines vs sqlite-utils", (sluice("events.yml", "s.db", jsonl), fresh("s.db"), "sluice"),
              ("sqlite-utils insert p.db events %s --nl --pk id" % jsonl, fresh("p.db"), "sqlite-utils --nl"), a.runs, work)
