@@ -2,22 +2,28 @@ import SluiceRecords
 
 /// Maps each record into its entities' rows and cuts a ``BatchGroup`` when
 /// the rows or bytes reach the limits. Memory: one group being filled.
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 public final class Batcher: RecordSink {
     private let mappers: [RowMapper]
+    /// Each mapper as an ``EntityMapper`` (nil for others), and its key
+    /// columns, looked up once rather than per record.
+    private let entityMappers: [EntityMapper?]
+    private let keyColumns: [[Int]]
     private let links: [LinkSchema]
     private let limits: BatchLimits
-    private var arenas: [RowArena?]
-    private var linkArenas: [RowArena?]
+    @exclusivity(unchecked) private var arenas: [RowArena?]
+    @exclusivity(unchecked) private var linkArenas: [RowArena?]
     /// Nested objects deeper than this are an error (trees cannot cycle, but
     /// a hostile document can nest deeply).
     private let maxNesting = 64
-    private var rows = 0
-    private var bytes = 0
+    @exclusivity(unchecked) private var rows = 0
+    @exclusivity(unchecked) private var bytes = 0
     /// Makes the derived keys of `keyless: create` rows unique to this
     /// batcher (and so to this run).
     private let creationToken = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     /// Records each entity skipped (filtered out or missing their key).
-    public private(set) var skipped: [Int]
+    @exclusivity(unchecked) public private(set) var skipped: [Int]
 
     /// Called with every full group; it may block (back-pressure) or throw
     /// (the store failed), which stops the parse.
@@ -27,6 +33,8 @@ public final class Batcher: RecordSink {
     /// bounded by `limits`.
     public init(mappers: [RowMapper], links: [LinkSchema] = [], limits: BatchLimits) {
         self.mappers = mappers
+        entityMappers = mappers.map { $0 as? EntityMapper }
+        keyColumns = mappers.map(\.schema.keyColumns)
         self.links = links
         self.limits = limits
         arenas = Array(repeating: nil, count: mappers.count)
@@ -53,12 +61,13 @@ public final class Batcher: RecordSink {
         var arena = take(entity)
         let before = arena.byteSize
         let outcome = try mapper.appendRow(tree, root: root, ordinal: ordinal, into: &arena)
-        if let derivedKey, outcome == .appended, let column = (mapper as? EntityMapper)?.derivedKey {
+        let entityMapper = entityMappers[entity]
+        if let derivedKey, outcome == .appended, let column = entityMapper?.derivedKey {
             arena.set(column, arena.text(derivedKey))
         }
         bytes += arena.byteSize - before
         let row = arena.rowCount - 1
-        let keyColumns = mapper.schema.keyColumns
+        let keyColumns = keyColumns[entity]
         let sourceKey = outcome == .appended ? keyColumns.map { arena[row, $0] } : []
         let keyCell = keyColumns.count == 1 ? sourceKey.first : nil
         arenas[entity] = arena
@@ -67,7 +76,7 @@ public final class Batcher: RecordSink {
             return nil
         }
         rows += 1
-        guard let entityMapper = mapper as? EntityMapper, !entityMapper.relations.isEmpty else { return keyCell }
+        guard let entityMapper, !entityMapper.relations.isEmpty else { return keyCell }
         guard depth < maxNesting else {
             throw RecordError(entity: mapper.schema.name, attribute: nil, message: "nested objects deeper than \(maxNesting) levels")
         }
@@ -151,9 +160,9 @@ public final class Batcher: RecordSink {
             bytes += arena.byteSize - before
             linkArenas[link] = arena
         }
+        let sourceCells = arenas[source.entity] ?? RowArena(columnCount: 0)
         func beginRow() {
             arena.beginRow(ordinal: ordinal)
-            let sourceCells = arenas[source.entity] ?? RowArena(columnCount: 0)
             for (column, cell) in source.key.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
         }
         if items.isEmpty {

@@ -11,13 +11,15 @@ import CSluiceYAJL
 /// (or any whitespace-separated sequence of values); without, exactly one value.
 /// A value cut off at the end of input is an error: partial values are never
 /// accepted. Memory: yajl's token buffer (the longest unfinished token).
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 public final class JSONPushParser {
     private let handler: JSONEventHandler
     private let name: String
     private let decompressed: Bool
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
     private var handle: yajl_handle?
-    private var failure: ParseError?
+    @exclusivity(unchecked) private var failure: ParseError?
     /// Bytes of the document passed to yajl before the current chunk.
     private var fedBefore: Int64 = 0
     /// Newlines in those bytes, and the offset just after the last one.
@@ -26,13 +28,13 @@ public final class JSONPushParser {
     /// The first bytes, held back until it is known whether they are a BOM.
     private var head: [UInt8] = []
     private var headDone = false
-    private var currentChunk: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) private var currentChunk: UnsafeRawBufferPointer?
     private var validator = JSONTextValidator()
     /// The most bytes yajl may take in without a single callback: it buffers
     /// an unfinished token whole, so this bounds its memory.
     private let maxTokenBytes: Int
     private var bytesWithoutEvent = 0
-    private var eventSeen = false
+    @exclusivity(unchecked) private var eventSeen = false
 
     /// Creates a parser for the input called `name`; `multipleValues` accepts
     /// any number of top-level values (JSON Lines); `decompressed` says byte

@@ -21,14 +21,16 @@ private let denyExternalEntities: Void = {
 /// default, or that is not XML 1.0, is refused.
 /// Memory: libxml2's input buffer (about one chunk plus one unfinished token)
 /// and one attribute scratch buffer.
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 public final class XMLPushParser {
     private let handler: XMLEventHandler
     private let name: String
     private let decompressed: Bool
     private var context: xmlParserCtxtPtr?
-    private var failure: ParseError?
-    private var attributes: [XMLAttribute] = []
-    private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var failure: ParseError?
+    @exclusivity(unchecked) private var attributes: [XMLAttribute] = []
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
     private var fed: Int64 = 0
     /// The first bytes of the document, to compare a byte order mark with
     /// the declared encoding.

@@ -34,7 +34,7 @@ public struct RowArena: Sendable {
     }
 
     /// The number of complete rows.
-    public var rowCount: Int { ordinals.count }
+    @inlinable public var rowCount: Int { ordinals.count }
 
     /// Approximate memory held, in bytes: what batches are bounded by.
     public var byteSize: Int { bytes.count + cells.count * MemoryLayout<Cell>.stride + ordinals.count * 8 }
@@ -62,6 +62,13 @@ public struct RowArena: Sendable {
         return .text(offset: offset, length: Int32(bytes.count) - offset)
     }
 
+    /// Copies the bytes in `span` into the arena and returns a `.blob` cell. O(bytes).
+    public mutating func blob(_ span: UnsafeRawBufferPointer) -> Cell {
+        let offset = Int32(bytes.count)
+        bytes.append(contentsOf: span)
+        return .blob(offset: offset, length: Int32(span.count))
+    }
+
     /// Copies `bytes` into the arena and returns a `.blob` cell. O(bytes).
     public mutating func blob(_ data: some Collection<UInt8>) -> Cell {
         let offset = Int32(bytes.count)
@@ -72,10 +79,20 @@ public struct RowArena: Sendable {
     /// `cell` of `other` as a cell of this arena, copying its bytes. O(bytes).
     public mutating func copy(_ cell: Cell, from other: RowArena) -> Cell {
         switch cell {
-        case .text: return text(other.withText(cell) { Array($0) })
-        case .blob: return blob(other.withText(cell) { Array($0) })
+        case .text(let offset, let length), .blob(let offset, let length):
+            let start = Int32(bytes.count)
+            other.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0[Int(offset)..<Int(offset + length)]) }
+            if case .text = cell { return .text(offset: start, length: length) }
+            return .blob(offset: start, length: length)
         default: return cell
         }
+    }
+
+    /// Copies the text in `span` into the arena and returns its cell. O(text).
+    public mutating func text(_ span: UnsafeRawBufferPointer) -> Cell {
+        let offset = Int32(bytes.count)
+        bytes.append(contentsOf: span)
+        return .text(offset: offset, length: Int32(span.count))
     }
 
     /// Appends row `row` of `other` (whose columns may be fewer: the rest
@@ -121,7 +138,7 @@ public struct RowArena: Sendable {
     }
 
     /// The cell at `row`, `column`.
-    public subscript(row: Int, column: Int) -> Cell {
+    @inlinable public subscript(row: Int, column: Int) -> Cell {
         cells[row * columnCount + column]
     }
 

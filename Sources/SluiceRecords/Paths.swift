@@ -80,12 +80,18 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the path gathers several values (it has a `[*]` step).
-    public var gathers: Bool { steps.contains { if case .each = $0 { return true } else { return false } } }
+    public let gathers: Bool
 
     /// The steps from the record's root.
     public let steps: [Step]
     /// The path as written.
     public let description: String
+
+    init(steps: [Step], description: String) {
+        self.steps = steps
+        self.description = description
+        gathers = steps.contains { if case .each = $0 { return true } else { return false } }
+    }
 
     /// Parses `text` in the syntax of `kind`.
     public static func parse(_ text: String, kind: DocumentKind) -> Result<FieldPath, PathProblem> {

@@ -31,14 +31,16 @@ public struct RecordLimits: Sendable, Equatable {
 /// Follows parser events, recognises the records the mapping's paths point
 /// at, and assembles each into a ``RecordTree`` for the sink. Everything
 /// outside records is skipped without being stored: memory holds one record.
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private let routes: [CompiledMapping.Route]
     private let sink: RecordSink
     private let limits: RecordLimits
-    private var tree = RecordTree()
+    @exclusivity(unchecked) private var tree = RecordTree()
 
     /// Number of records started so far in this input.
-    public private(set) var recordCount = 0
+    @exclusivity(unchecked) public private(set) var recordCount = 0
     /// Records up to this ordinal are parsed and checked but not handed to
     /// the sink: they were committed by an interrupted run being resumed.
     public var skipThrough = 0
@@ -47,14 +49,14 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
 
     /// Bit i set: route i's path matches the path so far. One entry per open
     /// element or container outside records.
-    private var masks: [UInt64] = []
+    @exclusivity(unchecked) private var masks: [UInt64] = []
     /// For JSON containers outside records: whether it is an array, and the
     /// mask its next member's value matches.
-    private var jsonFrames: [(isArray: Bool, childMask: UInt64)] = []
+    @exclusivity(unchecked) private var jsonFrames: [(isArray: Bool, childMask: UInt64)] = []
     /// The route of the record being assembled, or -1.
-    private var recordRoute = -1
+    @exclusivity(unchecked) private var recordRoute = -1
     /// Depth of nesting inside the current record.
-    private var recordDepth = 0
+    @exclusivity(unchecked) private var recordDepth = 0
     private let allRoutes: UInt64
 
     /// An assembler for `routes` that hands records to `sink`.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceParsers
 
 /// The subtree of the record being read, stored flat: nodes in one array,
@@ -197,17 +200,22 @@ public struct RecordTree: Sendable {
         else { return nil }
         let rest = path.steps[(split + 1)...]
         var found: [Int32] = []
-        let candidates: [Int32]
-        if nodes[Int(parent)].kind == .element {
-            candidates = children(parent).filter { nodes[Int($0)].kind == .element && nameEquals($0, name) }
+        var candidate: Int32
+        let elements = nodes[Int(parent)].kind == .element
+        if elements {
+            candidate = nodes[Int(parent)].firstChild
         } else {
-            let array = children(parent).first { nodes[Int($0)].kind != .attribute && nameEquals($0, name) }
-            guard let array else { return nil }
+            guard let array = child(of: parent, named: name, attribute: false) else { return nil }
             if nodes[Int(array)].kind != .array { return [] }
-            candidates = Array(children(array))
+            candidate = nodes[Int(array)].firstChild
         }
-        for candidate in candidates {
-            if let node = resolve(rest, from: candidate) { found.append(node) }
+        while candidate >= 0 {
+            if !elements || (nodes[Int(candidate)].kind == .element && nameEquals(candidate, name)),
+                let node = rest.isEmpty ? candidate : resolve(rest, from: candidate)
+            {
+                found.append(node)
+            }
+            candidate = nodes[Int(candidate)].nextSibling
         }
         return found
     }
@@ -220,34 +228,56 @@ public struct RecordTree: Sendable {
     private func resolve(_ steps: ArraySlice<FieldPath.Step>, from start: Int32) -> Int32? {
         var node = start
         for step in steps {
-            var found: Int32?
+            let found: Int32?
             switch step {
-            case .child(let name):
-                for child in children(node) where nodes[Int(child)].kind != .attribute && nameEquals(child, name) {
-                    found = child
-                    break
-                }
-            case .attribute(let name):
-                for child in children(node) where nodes[Int(child)].kind == .attribute && nameEquals(child, name) {
-                    found = child
-                    break
-                }
-            case .index(let wanted):
-                var position = 0
-                for child in children(node) where nodes[Int(child)].kind != .attribute {
-                    if position == wanted {
-                        found = child
-                        break
-                    }
-                    position += 1
-                }
-            case .each:
-                return nil
+            case .child(let name): found = child(of: node, named: name, attribute: false)
+            case .attribute(let name): found = child(of: node, named: name, attribute: true)
+            case .index(let wanted): found = child(of: node, at: wanted)
+            case .each: return nil
             }
             guard let found else { return nil }
             node = found
         }
         return node
+    }
+
+    /// The first child of `node` named `name` that is an attribute (or,
+    /// when `attribute` is false, anything but one). O(children), no copies.
+    private func child(of node: Int32, named name: [UInt8], attribute: Bool) -> Int32? {
+        nodes.withUnsafeBufferPointer { nodes in
+            bytes.withUnsafeBufferPointer { bytes in
+                name.withUnsafeBufferPointer { wanted in
+                    var child = nodes[Int(node)].firstChild
+                    while child >= 0 {
+                        let entry = nodes[Int(child)]
+                        if (entry.kind == .attribute) == attribute && Int(entry.nameLength) == wanted.count
+                            && (wanted.isEmpty
+                                || memcmp(bytes.baseAddress! + Int(entry.nameStart), wanted.baseAddress!, wanted.count) == 0)
+                        {
+                            return child
+                        }
+                        child = entry.nextSibling
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The `position`-th child of `node` that is not an attribute. O(position).
+    private func child(of node: Int32, at position: Int) -> Int32? {
+        nodes.withUnsafeBufferPointer { nodes in
+            var child = nodes[Int(node)].firstChild
+            var seen = 0
+            while child >= 0 {
+                if nodes[Int(child)].kind != .attribute {
+                    if seen == position { return child }
+                    seen += 1
+                }
+                child = nodes[Int(child)].nextSibling
+            }
+            return nil
+        }
     }
 
     /// Iterates the children of a node.

@@ -143,28 +143,32 @@ public final class EntityMapper: RowMapper {
 
     public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         for filter in filters where !Self.passes(tree, root, filter) { return .filtered }
-        let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)
-        do {
-            if let shouldImport = hooks.shouldImport, try !shouldImport(view) { return .filtered }
-            try hooks.willImport?(view)
-        } catch {
-            throw RecordError(entity: schema.name, attribute: nil, message: "a hook failed: \(error)")
+        if hooks.shouldImport != nil || hooks.willImport != nil {
+            let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)
+            do {
+                if let shouldImport = hooks.shouldImport, try !shouldImport(view) { return .filtered }
+                try hooks.willImport?(view)
+            } catch {
+                throw RecordError(entity: schema.name, attribute: nil, message: "a hook failed: \(error)")
+            }
         }
         arena.beginRow(ordinal: ordinal)
-        for (column, attribute) in attributes.enumerated() {
+        for column in attributes.indices {
             var node: Int32?
             var gathered: [Int32]?
-            for source in attribute.sources {
+            for source in attributes[column].sources {
                 if source.gathers { gathered = tree.resolveAll(source, from: root) } else { node = tree.resolve(source, from: root) }
                 if node != nil || gathered != nil { break }
             }
             if let gathered {
+                let attribute = attributes[column]
                 let json = Gathering.json(tree, gathered, items: attribute.items, object: attribute.object)
                 try set(column, attribute, json.map { arena.text($0) }, &arena)
                 continue
             }
             guard let node else { continue }
             if let handler = handlers[column] {
+                let attribute = attributes[column]
                 do {
                     if let value = try handler(RawValue(tree, node)) {
                         arena.set(column, Self.cell(value, &arena))
@@ -175,7 +179,10 @@ public final class EntityMapper: RowMapper {
                     throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
                 }
             }
-            try set(column, attribute, ValueConversion.cell(tree, node, attribute.rule, into: &arena), &arena)
+            switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {
+            case .success(let cell): arena.set(column, cell)
+            case let failure: try set(column, attributes[column], failure, &arena)
+            }
         }
         for column in schema.keyColumns where column != derivedKey {
             let key = arena[arena.rowCount - 1, column]

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceBatching
+@testable import SluiceBatching
 @testable import SluiceRecords
 import SluiceTestSupport
 import Testing
@@ -57,6 +57,35 @@ import Testing
         for (id, text, _) in seen { last[id] = text }
         #expect(last == expected)
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.2 < $1.2) })
+    }
+
+    @Test func integerKeysSortAsTheGeneralOrderDoes() {
+        var generator = SplitMix(seed: 11)
+        var rows = RowArena(columnCount: 1)
+        var keys: [Int64] = []
+        for ordinal in 1...2_000 {
+            let key = Int64(generator.next() % 300) - 150
+            keys.append(key)
+            rows.beginRow(ordinal: ordinal)
+            rows.set(0, .integer(key))
+        }
+        // Integer keys: ties keep arrival order, and dedupe keeps each key's last row.
+        let byKey = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
+        #expect(KeyOrderSorter.sortedRows(rows, keys: [0], dedupe: false) == byKey)
+        let lastOfEach = byKey.indices.filter { $0 == byKey.count - 1 || keys[byKey[$0]] != keys[byKey[$0 + 1]] }.map { byKey[$0] }
+        #expect(KeyOrderSorter.sortedRows(rows, keys: [0], dedupe: true) == lastOfEach)
+        // One real key sends the whole table through the general comparison,
+        // which orders numbers by value across both kinds.
+        rows.beginRow(ordinal: 2_001)
+        rows.set(0, .real(-0.5))
+        let mixed = KeyOrderSorter.sortedRows(rows, keys: [0], dedupe: true)
+        let value: (Int) -> Double = { row in
+            if case .integer(let key) = rows[row, 0] { return Double(key) }
+            return -0.5
+        }
+        #expect(mixed.count == lastOfEach.count + 1)
+        #expect(zip(mixed, mixed.dropFirst()).allSatisfy { value($0) < value($1) })
+        #expect(mixed.contains(2_000))
     }
 
     @Test func keysNeverStraddleTwoBatches() throws {

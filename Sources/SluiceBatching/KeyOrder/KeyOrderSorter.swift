@@ -6,9 +6,14 @@ import SluiceRecords
 /// read, ``chunks(of:rows:)`` merges a table's runs into key-ordered batches.
 ///
 /// Memory: the rows held (at most the budget, plus the arrays' spare
-/// capacity) and, while merging, 64 KiB per run of the table merged. Disk:
-/// the rows once, in a compact encoding (plus once more per pass when a
-/// table has more than ``SortOptions/fanIn`` runs).
+/// capacity) and, while merging, read buffers of half the budget while the
+/// input is read and of the whole budget once it is (16–64 KiB a run).
+/// Disk: the rows once, in a compact encoding, plus once more for the rows
+/// of every ``SortOptions/fanIn`` runs merged into one when a table has more
+/// runs than that (the smallest runs are merged, so a row is rewritten about
+/// log_fanIn(runs) times).
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 public final class KeyOrderSorter {
     /// One table's rows: those held in memory and its run file.
     final class Table {
@@ -19,7 +24,7 @@ public final class KeyOrderSorter {
         /// Whether only a key's last row is kept when spilling (entity
         /// tables with a key; link tables keep every row).
         let dedupe: Bool
-        var held: RowArena
+    @exclusivity(unchecked) var held: RowArena
         var file: RunFile?
 
         init(_ batch: Batch) {
@@ -40,7 +45,7 @@ public final class KeyOrderSorter {
     private let options: SortOptions
     private var tables: [String: Table] = [:]
     private var names: [String] = []
-    private var heldBytes = 0
+    @exclusivity(unchecked) private var heldBytes = 0
     private var released = false
     private var sequence = 0
     /// The last checkpoint of each input added, in the order inputs came.
@@ -114,7 +119,9 @@ public final class KeyOrderSorter {
             released = true
         }
         guard let table = tables[name], let file = table.file, !file.runs.isEmpty else { return nil }
-        let merge = try RunMerge(file: file, runs: 0..<file.runs.count, keys: table.keys, columnCount: table.held.columnCount)
+        let merge = try RunMerge(
+            file: file, runs: Array(file.runs.indices), keys: table.keys, columnCount: table.held.columnCount,
+            bufferBytes: options.memoryBytes)
         return KeyOrderedChunks(merge: merge, prototype: table.prototype, keys: table.keys, columnCount: table.held.columnCount, rows: rows)
     }
 
@@ -140,16 +147,21 @@ public final class KeyOrderSorter {
         heldBytes = 0
     }
 
-    /// Merges a table's oldest ``SortOptions/fanIn`` runs into one.
+    /// Merges a table's ``SortOptions/fanIn`` smallest runs into one: runs
+    /// of about the same size are merged together, so rows are rewritten
+    /// once per tier rather than once per compaction.
     private func compact(_ table: Table, _ file: RunFile) throws(SpillError) {
-        let merged = 0..<options.fanIn
-        let merge = try RunMerge(file: file, runs: merged, keys: table.keys, columnCount: table.held.columnCount)
+        let bySize = file.runs.indices.sorted { file.runs[$0].count < file.runs[$1].count }
+        let merged = bySize.prefix(options.fanIn).sorted()
+        let merge = try RunMerge(
+            file: file, runs: merged, keys: table.keys, columnCount: table.held.columnCount,
+            bufferBytes: options.memoryBytes / 2)
         while let row = merge.head {
             try file.append(row: 0, of: row, ordinal: row.ordinals[0])
             try merge.advance()
         }
         try file.endRun()
-        file.dropRuns(merged)
+        file.dropRuns(Set(merged))
     }
 
     /// Row indices by key, ties in arrival order; with `dedupe` only the
@@ -157,21 +169,41 @@ public final class KeyOrderSorter {
     static func sortedRows(_ rows: RowArena, keys: [Int], dedupe: Bool) -> [Int] {
         var order = Array(0..<rows.rowCount)
         guard !keys.isEmpty else { return order }
-        order.sort { left, right in
-            let comparison = rows.compare(row: left, keys, with: right, of: rows)
-            return comparison != 0 ? comparison < 0 : left < right
+        let integers = keys.count == 1 ? integerKeys(rows, column: keys[0]) : nil
+        if let integers {
+            order.sort { integers[$0] != integers[$1] ? integers[$0] < integers[$1] : $0 < $1 }
+        } else {
+            order.sort { left, right in
+                let comparison = rows.compare(row: left, keys, with: right, of: rows)
+                return comparison != 0 ? comparison < 0 : left < right
+            }
         }
         guard dedupe else { return order }
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
         for row in order {
-            if let last = kept.last, rows.compare(row: last, keys, with: row, of: rows) == 0 {
+            let same = kept.last.map { last in
+                integers.map { $0[last] == $0[row] } ?? (rows.compare(row: last, keys, with: row, of: rows) == 0)
+            }
+            if same == true {
                 kept[kept.count - 1] = row
             } else {
                 kept.append(row)
             }
         }
         return kept
+    }
+
+    /// Each row's key when every row's key `column` holds an integer (the
+    /// common case, sorted without looking at cells again); nil otherwise.
+    private static func integerKeys(_ rows: RowArena, column: Int) -> [Int64]? {
+        var keys: [Int64] = []
+        keys.reserveCapacity(rows.rowCount)
+        for row in 0..<rows.rowCount {
+            guard case .integer(let value) = rows[row, column] else { return nil }
+            keys.append(value)
+        }
+        return keys
     }
 }
 

@@ -12,9 +12,9 @@ final class RunFile {
     /// Each run's byte range in the file, oldest first.
     private(set) var runs: [Range<Int64>] = []
     private let descriptor: Int32
-    private var size: Int64 = 0
+    @exclusivity(unchecked) private var size: Int64 = 0
     private var runStart: Int64 = 0
-    private var pending: [UInt8] = []
+    @exclusivity(unchecked) private var pending: [UInt8] = []
     private static let flushBytes = 1 << 20
 
     /// Creates the file in `directory`. O(1).
@@ -44,13 +44,16 @@ final class RunFile {
         runStart = size
     }
 
-    /// Forgets runs `range` (merged into a newer one); their bytes stay in
-    /// the file until it is closed.
-    func dropRuns(_ range: Range<Int>) { runs.removeSubrange(range) }
+    /// Forgets the runs at `indices` (merged into a newer one); their bytes
+    /// stay in the file until it is closed. O(runs).
+    func dropRuns(_ indices: Set<Int>) {
+        runs = runs.indices.filter { !indices.contains($0) }.map { runs[$0] }
+    }
 
-    /// A reader of run `index` decoding rows of `columnCount` cells.
-    func reader(_ index: Int, columnCount: Int) -> RunReader {
-        RunReader(descriptor: descriptor, path: path, range: runs[index], columnCount: columnCount)
+    /// A reader of run `index` decoding rows of `columnCount` cells through
+    /// a buffer of `bufferBytes`.
+    func reader(_ index: Int, columnCount: Int, bufferBytes: Int) -> RunReader {
+        RunReader(descriptor: descriptor, path: path, range: runs[index], columnCount: columnCount, bufferBytes: bufferBytes)
     }
 
     private func flush() throws(SpillError) {
@@ -70,29 +73,32 @@ final class RunFile {
     }
 }
 
-/// Reads one run's rows in order, one at a time, through a 64 KiB buffer.
+/// Reads one run's rows in order, one at a time, through a fixed buffer
+/// (grown only for a row larger than it).
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 final class RunReader {
     /// The current row (row 0), valid after ``next()`` returned true.
-    private(set) var current: RowArena
+    @exclusivity(unchecked) private(set) var current: RowArena
     private let descriptor: Int32
     private let path: String
-    private var offset: Int64
+    @exclusivity(unchecked) private var offset: Int64
     private let end: Int64
-    private var buffer: [UInt8]
-    private var start = 0
-    private var filled = 0
+    @exclusivity(unchecked) private var buffer: [UInt8]
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var filled = 0
 
-    init(descriptor: Int32, path: String, range: Range<Int64>, columnCount: Int) {
+    init(descriptor: Int32, path: String, range: Range<Int64>, columnCount: Int, bufferBytes: Int) {
         self.descriptor = descriptor
         self.path = path
         offset = range.lowerBound
         end = range.upperBound
         current = RowArena(columnCount: columnCount)
-        buffer = [UInt8](repeating: 0, count: 64 << 10)
+        buffer = [UInt8](repeating: 0, count: max(4096, bufferBytes))
     }
 
     /// Decodes the next row into ``current``; false at the end of the run.
-    /// O(row), a read per 64 KiB.
+    /// O(row), a read per buffer's worth.
     func next() throws(SpillError) -> Bool {
         current.removeAll()
         guard try available(1) else { return false }

@@ -2,21 +2,48 @@ import SluiceRecords
 
 /// A k-way merge of sorted runs: yields their rows in (key, ordinal) order.
 /// The ordinal breaks ties, so the last occurrence of a key comes last
-/// whichever run holds it. O(log k) per row; one 64 KiB buffer per run.
+/// whichever run holds it, and any subset of a table's runs may be merged.
+/// O(log k) per row; `bufferBytes` shared out among the runs (16–64 KiB each).
 ///
 /// The heap is written out here because its order lives in the readers,
 /// which change under it: a reader's next row replaces its current one.
+/// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
+/// "Hot path").
 final class RunMerge {
     private let readers: [RunReader]
     private let keys: [Int]
     /// Indices into `readers`, a binary min-heap by each reader's current row.
-    private var heap: [Int] = []
+    @exclusivity(unchecked) private var heap: [Int] = []
+    /// Each reader's current ordinal and, when the key is one integer cell,
+    /// that integer: most keys compare without touching the rows.
+    @exclusivity(unchecked) private var ordinals: [Int]
+    @exclusivity(unchecked) private var integerKeys: [Int64]
+    @exclusivity(unchecked) private var hasIntegerKey: [Bool]
 
-    /// Opens `runs` of `file`, decoding rows of `columnCount` cells.
-    init(file: RunFile, runs: Range<Int>, keys: [Int], columnCount: Int) throws(SpillError) {
-        readers = runs.map { file.reader($0, columnCount: columnCount) }
+    /// Opens `runs` of `file`, decoding rows of `columnCount` cells, with
+    /// read buffers of `bufferBytes` in all.
+    init(file: RunFile, runs: [Int], keys: [Int], columnCount: Int, bufferBytes: Int) throws(SpillError) {
+        let each = min(64 << 10, max(16 << 10, bufferBytes / max(1, runs.count)))
+        readers = runs.map { file.reader($0, columnCount: columnCount, bufferBytes: each) }
         self.keys = keys
-        for index in readers.indices where try readers[index].next() { push(index) }
+        ordinals = Array(repeating: 0, count: runs.count)
+        integerKeys = Array(repeating: 0, count: runs.count)
+        hasIntegerKey = Array(repeating: false, count: runs.count)
+        for index in readers.indices where try readers[index].next() {
+            noteCurrent(index)
+            push(index)
+        }
+    }
+
+    private func noteCurrent(_ index: Int) {
+        let row = readers[index].current
+        ordinals[index] = row.ordinals[0]
+        if keys.count == 1, case .integer(let value) = row[0, keys[0]] {
+            integerKeys[index] = value
+            hasIntegerKey[index] = true
+        } else {
+            hasIntegerKey[index] = false
+        }
     }
 
     /// The smallest current row (row 0 of the arena), or nil when every run
@@ -27,6 +54,7 @@ final class RunMerge {
     func advance() throws(SpillError) {
         guard let top = heap.first else { return }
         if try readers[top].next() {
+            noteCurrent(top)
             siftDown(0)
         } else {
             heap[0] = heap[heap.count - 1]
@@ -36,10 +64,13 @@ final class RunMerge {
     }
 
     private func less(_ a: Int, _ b: Int) -> Bool {
-        let left = readers[a].current, right = readers[b].current
-        let order = left.compare(row: 0, keys, with: 0, of: right)
-        if order != 0 { return order < 0 }
-        return left.ordinals[0] < right.ordinals[0]
+        if hasIntegerKey[a] && hasIntegerKey[b] {
+            if integerKeys[a] != integerKeys[b] { return integerKeys[a] < integerKeys[b] }
+        } else {
+            let order = readers[a].current.compare(row: 0, keys, with: 0, of: readers[b].current)
+            if order != 0 { return order < 0 }
+        }
+        return ordinals[a] < ordinals[b]
     }
 
     private func push(_ reader: Int) {
