@@ -119,33 +119,39 @@ final class ImportPipeline {
         for (entity, delta) in applied { counts[entity].add(delta) }
     }
 
-    /// The key-ordered apply: each table's runs merged and applied in key
-    /// order, referenced tables first and link tables last, then the
-    /// inputs' checkpoints.
+    /// The key-ordered apply: each table's runs merged (on a second thread)
+    /// and applied in key order, referenced tables first and link tables
+    /// last, then the inputs' checkpoints.
     private func applyInKeyOrder(_ sorter: KeyOrderSorter) throws(ImportError) {
-        for name in sorter.applyOrder {
-            do {
-                guard let chunks = try sorter.chunks(of: name, rows: options.batch.maxRows) else { continue }
-                // An empty link table gets its target index after the load.
-                var bulkLink: LinkSchema?
-                var first = true
-                while let batch = try chunks.next() {
-                    if cancelled.isSet { return }
-                    if first, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
-                    first = false
+        // Three batches are in flight (applied, queued, being merged): a
+        // quarter of the batch byte bound each keeps them within one batch's
+        // worth of memory.
+        let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
+        defer { feed.stop() }
+        // An empty link table gets its target index after the load.
+        var bulkLink: LinkSchema?
+        do {
+            while let item = try feed.next() {
+                if cancelled.isSet { return }
+                switch item {
+                case .batch(let batch, let startsTable):
+                    if startsTable, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
                     try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
+                case .tableEnd:
+                    if let link = bulkLink { try store.endBulkLinks(link) }
+                    bulkLink = nil
                 }
-                if let bulkLink { try store.endBulkLinks(bulkLink) }
-            } catch let error as StoreError {
-                throw .store(error)
-            } catch let error as SpillError {
-                throw .spill(error)
-            } catch let error as ImportError {
-                throw error
-            } catch {
-                throw .usage("\(error)")
             }
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch let error as SpillError {
+            throw .spill(error)
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
         }
+        feed.stop()
         for checkpoint in sorter.checkpoints {
             try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
         }

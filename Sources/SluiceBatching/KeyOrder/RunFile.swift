@@ -44,6 +44,10 @@ final class RunFile {
         runStart = size
     }
 
+    /// Frees the write buffer: no run will be written any more (runs are
+    /// only read from now on). O(1).
+    func endWriting() { pending = [] }
+
     /// Forgets the runs at `indices` (merged into a newer one); their bytes
     /// stay in the file until it is closed. O(runs).
     func dropRuns(_ indices: Set<Int>) {

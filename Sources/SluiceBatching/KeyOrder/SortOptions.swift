@@ -23,8 +23,8 @@ public struct SortOptions: Sendable, Equatable {
     /// unlinked at once and vanish when the import ends, however it ends.
     public var directory: String?
     /// Runs merged at once; past it, the smallest runs are merged into one
-    /// first. The runs being merged share a read buffer of `memoryBytes`
-    /// (half of it while the input is still being read), 16–64 KiB a run.
+    /// first. The runs being merged share read buffers of half of
+    /// `memoryBytes`, 16–64 KiB a run.
     /// At 64, a 1 GB import (2,000,000 generated events, about 200 runs a
     /// table) spent 18 of its 73 s merging runs while the parser waited.
     public var fanIn: Int = 256
