@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["SluiceInput", "SluiceParsers", .product(name: "Yams", package: "Yams")]),
         .target(
             name: "SluiceBatching",
-            dependencies: ["SluiceInput", "SluiceRecords"]),
+            dependencies: ["SluiceInput", "SluiceRecords", "CSluiceZstd"]),
         .target(
             name: "SluiceStore",
             dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3"]),

@@ -7,9 +7,10 @@ import SluiceRecords
 /// batches.
 ///
 /// Memory: the rows held (at most the budget, plus the arrays' spare
-/// capacity) and, while merging, read buffers of half the budget (16–64 KiB
-/// a run).
-/// Disk: the rows once, in a compact encoding, plus once more for the rows
+/// capacity) and, while merging, about half the budget of read buffers
+/// (see ``RunMerge``).
+/// Disk: the rows once, in a compact encoding compressed with zstd (about
+/// 2.6× smaller on generated events), plus once more for the rows
 /// of every ``SortOptions/fanIn`` runs merged into one when a table has more
 /// runs than that (the smallest runs are merged, so a row is rewritten about
 /// log_fanIn(runs) times).
@@ -44,6 +45,8 @@ public final class KeyOrderSorter {
 
     private let directory: String
     private let options: SortOptions
+    /// Compresses and decompresses the run files; made at the first spill.
+    private var codec: RunCodec?
     private var tables: [String: Table] = [:]
     private var names: [String] = []
     @exclusivity(unchecked) private var heldBytes = 0
@@ -120,10 +123,10 @@ public final class KeyOrderSorter {
             try spill(releasing: true)
             released = true
         }
-        guard let table = tables[name], let file = table.file, !file.runs.isEmpty else { return nil }
+        guard let table = tables[name], let file = table.file, !file.runs.isEmpty, let codec else { return nil }
         let merge = try RunMerge(
             file: file, runs: Array(file.runs.indices), keys: table.keys, columnCount: table.held.columnCount,
-            bufferBytes: options.memoryBytes / 2)
+            bufferBytes: options.memoryBytes / 2, codec: codec)
         return KeyOrderedChunks(
             merge: merge, prototype: table.prototype, keys: table.keys, columnCount: table.held.columnCount, rows: rows,
             bytes: bytes)
@@ -136,15 +139,16 @@ public final class KeyOrderSorter {
             guard let table = tables[name] else { continue }
             let held = table.held
             if held.rowCount > 0 {
+                let codec = try runCodec()
                 let file: RunFile
-                if let existing = table.file { file = existing } else { file = try RunFile(directory: directory) }
+                if let existing = table.file { file = existing } else { file = try RunFile(directory: directory, codec: codec) }
                 table.file = file
                 for row in Self.sortedRows(held, keys: table.keys, dedupe: table.dedupe) {
                     try file.append(row: row, of: held, ordinal: held.ordinals[row])
                 }
                 try file.endRun()
                 spilledRows += held.rowCount
-                if file.runs.count > options.fanIn { try compact(table, file) }
+                if file.runs.count > options.fanIn { try compact(table, file, codec) }
             }
             if releasing {
                 table.held = RowArena(columnCount: held.columnCount)
@@ -159,18 +163,28 @@ public final class KeyOrderSorter {
     /// Merges a table's ``SortOptions/fanIn`` smallest runs into one: runs
     /// of about the same size are merged together, so rows are rewritten
     /// once per tier rather than once per compaction.
-    private func compact(_ table: Table, _ file: RunFile) throws(SpillError) {
+    private func compact(_ table: Table, _ file: RunFile, _ codec: RunCodec) throws(SpillError) {
         let bySize = file.runs.indices.sorted { file.runs[$0].count < file.runs[$1].count }
         let merged = bySize.prefix(options.fanIn).sorted()
         let merge = try RunMerge(
             file: file, runs: merged, keys: table.keys, columnCount: table.held.columnCount,
-            bufferBytes: options.memoryBytes / 2)
+            bufferBytes: options.memoryBytes / 2, codec: codec)
         while let row = merge.head {
             try file.append(row: 0, of: row, ordinal: row.ordinals[0])
             try merge.advance()
         }
         try file.endRun()
         file.dropRuns(Set(merged))
+    }
+
+    /// The run codec, made on first use.
+    private func runCodec() throws(SpillError) -> RunCodec {
+        if let codec { return codec }
+        guard let made = RunCodec() else {
+            throw SpillError(path: directory, action: "starting the run compression", message: "zstd could not allocate its contexts")
+        }
+        codec = made
+        return made
     }
 
     /// Row indices by key, ties in arrival order; with `dedupe` only the

@@ -83,7 +83,7 @@ enum RowCoding {
         return nil
     }
 
-    private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: value) | 0x80)

@@ -3,7 +3,9 @@ import SluiceRecords
 /// A k-way merge of sorted runs: yields their rows in (key, ordinal) order.
 /// The ordinal breaks ties, so the last occurrence of a key comes last
 /// whichever run holds it, and any subset of a table's runs may be merged.
-/// O(log k) per row; `bufferBytes` shared out among the runs (16–64 KiB each).
+/// O(log k) per row; each run holds one decompressed block
+/// (``RunCodec/blockBytes``) and a read buffer for compressed bytes: what
+/// is left of `bufferBytes` shared out, 8–64 KiB.
 ///
 /// The heap is written out here because its order lives in the readers,
 /// which change under it: a reader's next row replaces its current one.
@@ -21,10 +23,11 @@ final class RunMerge {
     @exclusivity(unchecked) private var hasIntegerKey: [Bool]
 
     /// Opens `runs` of `file`, decoding rows of `columnCount` cells, with
-    /// read buffers of `bufferBytes` in all.
-    init(file: RunFile, runs: [Int], keys: [Int], columnCount: Int, bufferBytes: Int) throws(SpillError) {
-        let each = min(64 << 10, max(16 << 10, bufferBytes / max(1, runs.count)))
-        readers = runs.map { file.reader($0, columnCount: columnCount, bufferBytes: each) }
+    /// read buffers of `bufferBytes` in all, decompressing with `codec`.
+    init(file: RunFile, runs: [Int], keys: [Int], columnCount: Int, bufferBytes: Int, codec: RunCodec) throws(SpillError) {
+        // Each reader holds a decompressed block plus its compressed bytes.
+        let each = min(64 << 10, max(RunCodec.blockBytes / 2, bufferBytes / max(1, runs.count) - RunCodec.blockBytes))
+        readers = runs.map { file.reader($0, columnCount: columnCount, bufferBytes: each, codec: codec) }
         self.keys = keys
         ordinals = Array(repeating: 0, count: runs.count)
         integerKeys = Array(repeating: 0, count: runs.count)

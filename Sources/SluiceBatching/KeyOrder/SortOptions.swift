@@ -15,21 +15,24 @@ public enum ApplyOrder: String, Sendable, Equatable, CaseIterable {
 /// Tuning of the key-ordered apply (``ApplyOrder/key``).
 public struct SortOptions: Sendable, Equatable {
     /// Rows held in memory (cells and text, all tables together) before they
-    /// are sorted and spilled as runs. Measured on 200,000 generated events
-    /// (three tables and a link table): 8 MiB peaks at 53.9 MiB RSS, 16 MiB
-    /// at 65.4 MiB, 4 MiB at 51.0 MiB, all within 3% of the same time.
-    public var memoryBytes: Int = 8 << 20
+    /// are sorted and spilled as runs; half of it again buffers the merge.
+    /// Measured on 2,000,000 generated events (1 GB, three tables and a link
+    /// table): 6 MiB took 40.9 s at 59.7 MiB peak RSS, 8 MiB 41.2 s at
+    /// 59.1 MiB; on the memory test's 150,000 events a debug build peaked at
+    /// 54 MiB with 6 MiB and 62 MiB with 8, so 6 leaves room under 64.
+    public var memoryBytes: Int = 6 << 20
     /// Where the run files go; `nil` puts them beside the store. They are
     /// unlinked at once and vanish when the import ends, however it ends.
     public var directory: String?
     /// Runs merged at once; past it, the smallest runs are merged into one
-    /// first. The runs being merged share read buffers of half of
-    /// `memoryBytes`, 16–64 KiB a run.
+    /// first. The runs being merged share read buffers of about half of
+    /// `memoryBytes` (a 16 KiB decompressed block and 8–64 KiB of compressed
+    /// bytes a run).
     /// At 64, a 1 GB import (2,000,000 generated events, about 200 runs a
     /// table) spent 18 of its 73 s merging runs while the parser waited.
     public var fanIn: Int = 256
 
-    /// The defaults: 8 MiB of rows, runs beside the store, 256 runs merged
+    /// The defaults: 6 MiB of rows, runs beside the store, 256 runs merged
     /// at once.
     public init() {}
 }
