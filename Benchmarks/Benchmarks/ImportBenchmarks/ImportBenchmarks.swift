@@ -5,7 +5,8 @@ import Sluice
 /// Records per benchmark iteration (throughput figures count iterations).
 let recordCount = 20_000
 
-/// The import path, end to end and per stage, on generated events shaped like
+/// The import path, end to end and per stage (parse, record assembly and
+/// mapping, key-ordered sort, batch apply), on generated events shaped like
 /// ../shared/bench/gen.py's (integer key in shuffled order, ten scalars).
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -38,6 +39,59 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("XML parse only") { _ in
         blackHole(try Checker.check(path: Fixtures.xml, format: .xml))
     }
+
+    Benchmark("JSON Lines record assembly and mapping, no store") { _ in
+        blackHole(try Stages.assemble(Fixtures.jsonLines).count)
+    }
+
+    Benchmark("Key-ordered sort: rows spilled to runs and merged") { _ in
+        let sorter = KeyOrderSorter(directory: Fixtures.directory.path, options: SortOptions())
+        for group in Fixtures.groups { try sorter.add(group) }
+        var rows = 0
+        for name in sorter.applyOrder {
+            guard let chunks = try sorter.chunks(of: name, rows: 5_000) else { continue }
+            while let batch = try chunks.next() { rows += batch.rows.rowCount }
+        }
+        blackHole(rows)
+    }
+
+    Benchmark("Batch apply into SQLite, input order") { benchmark in
+        let store = try SQLiteStore(path: Fixtures.freshStore())
+        try store.prepare(Fixtures.compiled.mappers.map(\.schema), links: Fixtures.compiled.links)
+        benchmark.startMeasurement()
+        for group in Fixtures.groups { blackHole(try store.apply(group)) }
+    }
+}
+
+/// The import's stages run on their own, below the public `Importer`.
+enum Stages {
+    /// Parses JSON Lines at `path` in 64 KiB chunks through the record
+    /// assembler and the batcher; returns the batch groups cut.
+    static func assemble(_ path: String) throws -> [BatchGroup] {
+        let batcher = Batcher(mappers: Fixtures.compiled.mappers, links: Fixtures.compiled.links, limits: BatchLimits())
+        var groups: [BatchGroup] = []
+        var records = 0
+        batcher.onFull = { full in
+            groups.append(full.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
+        }
+        let assembler = RecordAssembler(routes: Fixtures.compiled.routes, sink: batcher)
+        let parser = JSONPushParser(handler: assembler, name: path, multipleValues: true)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.withUnsafeBytes { raw in
+            var start = 0
+            while start < raw.count {
+                let end = min(raw.count, start + (64 << 10))
+                try parser.feed(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+                records = assembler.recordCount
+                start = end
+            }
+        }
+        try parser.finish()
+        if !batcher.isEmpty {
+            groups.append(batcher.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
+        }
+        return groups
+    }
 }
 
 /// Generated inputs, written once per process.
@@ -57,6 +111,12 @@ enum Fixtures {
                          ratio: double, repo: string, lang: string, title: string, body: string}
         """)
 
+    /// Benchmarks run one at a time, so the mappers (classes) are not shared.
+    nonisolated(unsafe) static let compiled = try! CompiledMapping(mapping)
+
+    /// The JSON Lines fixture's batch groups, made once.
+    static let groups: [BatchGroup] = try! Stages.assemble(jsonLines)
+
     static let xmlMapping = try! Mapping.parse(yaml: """
         entities:
           Event:
@@ -75,7 +135,7 @@ enum Fixtures {
             text += #"{"id": \#(key(index)), "type": "PushEvent", "created_at": "2024-05-01T12:34:\#(index % 60 < 10 ? "0" : "")\#(index % 60)Z", "public": \#(index % 3 == 0), "score": \#(index % 1000), "ratio": \#(Double(index) / 7), "repo": "owner/repo-\#(index % 500)", "lang": \#(index % 5 == 0 ? "null" : "\"swift\""), "title": "commit fix merge update \#(index)", "body": "the body of record \#(index) with some words in it"}"# + "\n"
         }
         let path = directory.appendingPathComponent("events.jsonl").path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }()
 
@@ -86,7 +146,7 @@ enum Fixtures {
         }
         text += "</events>\n"
         let path = directory.appendingPathComponent("events.xml").path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }()
 
