@@ -68,6 +68,9 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "SQLite page cache, in MiB.")
     var cacheMib = StoreOptions().pageCacheBytes >> 20
 
+    @Option(help: "Page size of a store being created, in bytes (512 to 65536, a power of two).")
+    var pageSize = StoreOptions().pageSize
+
     @Option(help: "Bytes read and parsed at a time.")
     var chunkSize = Input.defaultChunkSize
 
@@ -98,6 +101,9 @@ struct ImportCommand: ParsableCommand {
         {
             throw ValidationError("Sizes and limits must be positive.")
         }
+        if pageSize < 512 || pageSize > 65_536 || pageSize & (pageSize - 1) != 0 {
+            throw ValidationError("--page-size must be a power of two from 512 to 65536.")
+        }
     }
 
     func run() throws {
@@ -114,6 +120,7 @@ struct ImportCommand: ParsableCommand {
         options.batch.maxRows = batchRows
         options.batch.maxBytes = batchBytes
         options.store.pageCacheBytes = cacheMib << 20
+        options.store.pageSize = pageSize
         options.store.walCheckpointPages = walCheckpoint
         options.store.lookupKeys = min(batchRows, 10_000)
         options.limits.maxRecordBytes = maxRecordBytes

@@ -57,6 +57,8 @@ public final class SQLiteStore: RecordStore {
         self.options = options
         // Wait for readers first: switching to WAL needs the file to itself.
         sqlite3_busy_timeout(connection.handle, 5_000)
+        // Only a new, empty database takes it; it must come before WAL.
+        try connection.execute("PRAGMA page_size=\(options.pageSize)", "setting the page size")
         try connection.execute("PRAGMA journal_mode=WAL", "switching to WAL")
         try connection.execute("PRAGMA synchronous=NORMAL", "setting synchronous")
         try connection.execute("PRAGMA wal_autocheckpoint=\(options.walCheckpointPages)", "setting the WAL checkpoint")

@@ -45,6 +45,7 @@ let sluice: String = {
         let store = dir.appendingPathComponent("s.sqlite").path
         // 64: usage
         #expect(try runCommand(sluice, ["import", "--into", store, "x.xml"]).status == 64)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--page-size", "3000", "--into", store, "x.xml"]).status == 64)
         // 66: input not found
         let missing = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "/nonexistent/Posts.xml"])
         #expect(missing.status == 66)

@@ -95,6 +95,24 @@ func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> 
         #expect(StoreReader(path).rows("SELECT name FROM pragma_table_info('T')").compactMap { $0[0] } == ["id", "name", "n", "extra"])
     }
 
+    @Test func aNewStoreTakesThePageSizeAndAnExistingOneKeepsItsOwn() throws {
+        do {
+            var options = StoreOptions()
+            options.pageSize = 8_192
+            let store = try SQLiteStore(path: path, options: options)
+            try store.prepare([schema])
+            _ = try store.apply(group([(1, "a", 1)]))
+        }
+        #expect(StoreReader(path).value("PRAGMA page_size") == "8192")
+        var options = StoreOptions()
+        options.pageSize = 1_024
+        let store = try SQLiteStore(path: path, options: options)
+        _ = try store.apply(group([(2, "b", 2)]))
+        #expect(StoreReader(path).value("PRAGMA page_size") == "8192")
+        #expect(StoreReader(path).count("T") == 2)
+        #expect(StoreOptions().pageSize == 16_384)
+    }
+
     @Test func unwritableStoreIsAnError() {
         #expect(throws: StoreError.self) { try SQLiteStore(path: "/nonexistent-dir/x.sqlite") }
     }
