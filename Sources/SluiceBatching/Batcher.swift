@@ -161,12 +161,8 @@ public final class Batcher: RecordSink {
             linkArenas[link] = arena
         }
         let sourceCells = arenas[source.entity] ?? RowArena(columnCount: 0)
-        func beginRow() {
-            arena.beginRow(ordinal: ordinal)
-            for (column, cell) in source.key.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
-        }
         if items.isEmpty {
-            beginRow()
+            Self.beginLinkRow(&arena, ordinal: ordinal, source: source.key, from: sourceCells)
             return
         }
         for (position, item) in items.enumerated() {
@@ -194,13 +190,21 @@ public final class Batcher: RecordSink {
                 }
             }
             guard cell != .absent && cell != .null else { continue }
-            beginRow()
+            Self.beginLinkRow(&arena, ordinal: ordinal, source: source.key, from: sourceCells)
             arena.set(schema.sourceColumns.count, cell)
             arena.set(schema.sourceColumns.count + 1, .integer(Int64(position)))
             if let entity { arena.set(schema.sourceColumns.count + 2, arena.text(entity)) }
             for (index, attribute) in attributes.enumerated() { arena.set(schema.firstAttributeCell + index, attribute) }
             rows += 1
         }
+    }
+
+    /// Starts a link row of record `ordinal` holding the source's key cells
+    /// (copied from `sourceCells`); static, so no closure captures the arena
+    /// being built.
+    private static func beginLinkRow(_ arena: inout RowArena, ordinal: Int, source: [Cell], from sourceCells: RowArena) {
+        arena.beginRow(ordinal: ordinal)
+        for (column, cell) in source.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
     }
 
     private func take(_ entity: Int) -> RowArena {

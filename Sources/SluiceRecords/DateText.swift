@@ -129,14 +129,15 @@ enum DateText {
         let (year, month, day) = civilFromDays(days)
         var out: [UInt8] = []
         out.reserveCapacity(26)
+        // The last `width` digits of `value`, zero-padded, with no array per
+        // field (this runs once per date of every record).
         func put(_ value: Int, _ width: Int) {
-            var digits = [UInt8](repeating: 0x30, count: width)
-            var rest = value
-            for position in stride(from: width - 1, through: 0, by: -1) {
-                digits[position] = UInt8(0x30 + rest % 10)
-                rest /= 10
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(0x30 + (value / divisor) % 10))
+                divisor /= 10
             }
-            out.append(contentsOf: digits)
         }
         put(year, 4)
         out.append(UInt8(ascii: "-"))
