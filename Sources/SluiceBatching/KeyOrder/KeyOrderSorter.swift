@@ -193,22 +193,19 @@ public final class KeyOrderSorter {
         var order = Array(0..<rows.rowCount)
         guard !keys.isEmpty else { return order }
         let integers = keys.count == 1 ? integerKeys(rows, column: keys[0]) : nil
-        if let integers {
-            order.sort { integers[$0] != integers[$1] ? integers[$0] < integers[$1] : $0 < $1 }
-        } else {
-            order.sort { left, right in
-                let comparison = rows.compare(row: left, keys, with: right, of: rows)
-                return comparison != 0 ? comparison < 0 : left < right
-            }
+        func compareKeys(_ left: Int, _ right: Int) -> Int {
+            guard let integers else { return rows.compare(row: left, keys, with: right, of: rows) }
+            return integers[left] < integers[right] ? -1 : (integers[left] > integers[right] ? 1 : 0)
+        }
+        order.sort { left, right in
+            let comparison = compareKeys(left, right)
+            return comparison != 0 ? comparison < 0 : left < right
         }
         guard dedupe else { return order }
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
         for row in order {
-            let same = kept.last.map { last in
-                integers.map { $0[last] == $0[row] } ?? (rows.compare(row: last, keys, with: row, of: rows) == 0)
-            }
-            if same == true {
+            if let last = kept.last, compareKeys(last, row) == 0 {
                 kept[kept.count - 1] = row
             } else {
                 kept.append(row)

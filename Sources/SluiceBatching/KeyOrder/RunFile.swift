@@ -24,7 +24,8 @@ final class RunFile {
 
     /// Creates the file in `directory`, compressing with `codec`. O(1).
     init(directory: String, codec: RunCodec) throws(SpillError) {
-        var template = Array((directory + "/sluice-run-XXXXXX").utf8CString)
+        // mkstemp replaces the template's six trailing X's with a unique suffix.
+        var template = Array((directory + "/sluice-run-" + String(repeating: "X", count: 6)).utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         let name = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         guard descriptor >= 0 else { throw SpillError(path: name, action: "creating a sort run file", errno: errno) }
