@@ -2,7 +2,7 @@
 ///
 /// Not thread-safe: push from one thread or task at a time. ``push(_:)``
 /// parses on the calling thread and blocks while the store catches up (at
-/// most ``BatchLimits/queueDepth`` groups wait), so memory stays bounded.
+/// most ``BatchLimits/queueDepth`` groups and ``BatchLimits/maxBytes`` wait), so memory stays bounded.
 public final class PushImport {
     private let pipeline: ImportPipeline
     private var finished = false

@@ -2,21 +2,28 @@
 import Glibc
 #endif
 
-/// A FIFO of bounded length between two threads: `push` blocks while it is
-/// full (back-pressure), `pop` blocks while it is empty. Either side can
-/// close it: after ``close()`` pops drain what is left, then return `nil`;
-/// after ``fail()`` pushes return `false` at once.
+/// A FIFO bounded in length and in weight (bytes, say) between two threads:
+/// `push` blocks while it is full (back-pressure), `pop` blocks while it is
+/// empty. Either side can close it: after ``close()`` pops drain what is
+/// left, then return `nil`; after ``fail()`` pushes return `false` at once.
 public final class BlockingQueue<Element>: @unchecked Sendable {
-    private var items: [Element] = []
+    private var items: [(element: Element, weight: Int)] = []
     private let capacity: Int
+    private let weightLimit: Int
+    private let weigh: (Element) -> Int
+    private var weight = 0
     private var closed = false
     private var failed = false
     private var mutex = pthread_mutex_t()
     private var changed = pthread_cond_t()
 
-    /// A queue holding at most `capacity` elements (at least 1).
-    public init(capacity: Int) {
+    /// A queue holding at most `capacity` elements (at least 1) and, once it
+    /// holds one, at most `weightLimit` of their weights together, each
+    /// weighed once by `weigh` as it is pushed.
+    public init(capacity: Int, weightLimit: Int = .max, weigh: @escaping (Element) -> Int = { _ in 0 }) {
         self.capacity = max(1, capacity)
+        self.weightLimit = weightLimit
+        self.weigh = weigh
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&changed, nil)
     }
@@ -26,14 +33,18 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
         pthread_mutex_destroy(&mutex)
     }
 
-    /// Adds `item`, waiting for room; returns `false` (dropping it) when the
-    /// consumer failed.
+    /// Adds `item`, waiting for room (an empty queue always has room);
+    /// returns `false` (dropping it) when the consumer failed.
     public func push(_ item: Element) -> Bool {
+        let itemWeight = weigh(item)
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        while items.count >= capacity && !failed { pthread_cond_wait(&changed, &mutex) }
+        while !items.isEmpty && (items.count >= capacity || weight + itemWeight > weightLimit) && !failed {
+            pthread_cond_wait(&changed, &mutex)
+        }
         if failed { return false }
-        items.append(item)
+        items.append((item, itemWeight))
+        weight += itemWeight
         pthread_cond_broadcast(&changed)
         return true
     }
@@ -45,8 +56,9 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
         while items.isEmpty && !closed { pthread_cond_wait(&changed, &mutex) }
         if items.isEmpty { return nil }
         let item = items.removeFirst()
+        weight -= item.weight
         pthread_cond_broadcast(&changed)
-        return item
+        return item.element
     }
 
     /// No more pushes will come.
@@ -63,6 +75,7 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
         failed = true
         closed = true
         items.removeAll()
+        weight = 0
         pthread_cond_broadcast(&changed)
         pthread_mutex_unlock(&mutex)
     }
