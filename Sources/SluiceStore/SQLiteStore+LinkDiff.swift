@@ -17,7 +17,9 @@ extension SQLiteStore {
 
     /// Reads the stored links of the sources that replace theirs, up to
     /// ``StoreOptions/lookupKeys`` sources per query, in key order, and
-    /// compares each source's with the rows it keeps. O(links read).
+    /// compares each source's with the rows it keeps. O(links read); one
+    /// index descent when every source follows the stored ones (as when the
+    /// key-ordered apply fills the table).
     func storedLinks(
         of sources: [LinkSource], _ rows: RowArena, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>
     ) throws(StoreError) -> [StoredLinks] {
@@ -40,6 +42,10 @@ extension SQLiteStore {
             "preparing the read of \(quoted(link.name))")
         defer { sqlite3_finalize(statement) }
         let keys = Array(0..<width)
+        if try followsStoredSources(sources[candidates[0]].row, rows, link, bytes) {
+            for candidate in candidates { result[candidate] = .none }
+            return result
+        }
         var start = 0
         while start < candidates.count {
             let end = min(start + capacity, candidates.count)
@@ -78,6 +84,25 @@ extension SQLiteStore {
             start = end
         }
         return result
+    }
+
+    /// Whether link row `first`'s source (the batch's smallest) sorts after
+    /// every source stored in the link table, whose primary key starts with
+    /// the source columns. One descent of that key.
+    private func followsStoredSources(
+        _ first: Int, _ rows: RowArena, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(StoreError) -> Bool {
+        let width = link.sourceColumns.count
+        let names = linkColumnNames(link)[0..<width]
+        let statement = try connection.prepare(
+            "SELECT \(names.joined(separator: ", ")) FROM \(quoted(link.name)) ORDER BY "
+                + names.map { "\($0) DESC" }.joined(separator: ", ") + " LIMIT 1",
+            "preparing the greatest source of \(quoted(link.name))")
+        defer { sqlite3_finalize(statement) }
+        let code = sqlite3_step(statement)
+        if code == SQLITE_DONE { return true }
+        guard code == SQLITE_ROW else { throw connection.error("reading the greatest source of \(quoted(link.name))", code) }
+        return compareKeys(rows, first, Array(0..<width), bytes, statement) > 0
     }
 
     private func verdict(_ stored: Int, _ equal: Bool, _ kept: Int) -> StoredLinks {

@@ -62,6 +62,31 @@ extension SQLiteStore {
         }
     }
 
+    /// Whether row `first` (the batch's smallest key) sorts after every key
+    /// stored in the table, as in an empty table: then every row of the
+    /// batch is new and needs no lookup. The key-ordered apply into a table
+    /// this run fills meets it batch after batch (1 GB events benchmark:
+    /// 2,000,000 events and 5,000,000 links inserted without reading the
+    /// store). One descent of the key's index.
+    func followsStoredKeys(
+        _ rows: RowArena, _ first: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
+    ) throws(StoreError) -> Bool {
+        let schema = table.schema
+        if table.greatest == nil {
+            let columns = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
+            let descending = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) DESC" }.joined(separator: ", ")
+            table.greatest = try connection.prepare(
+                "SELECT \(columns) FROM \(quoted(schema.name)) ORDER BY \(descending) LIMIT 1",
+                "preparing the greatest key of \(quoted(schema.name))")
+        }
+        let statement = table.greatest
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        if code == SQLITE_DONE { return true }
+        guard code == SQLITE_ROW else { throw connection.error("reading the greatest key of \(quoted(schema.name))", code) }
+        return compareKeys(rows, first, schema.keyColumns, bytes, statement) > 0
+    }
+
     /// Inserts the new rows and updates the changed ones, in key order.
     func write(
         _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState, _ mode: WriteMode,

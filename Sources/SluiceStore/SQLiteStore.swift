@@ -36,6 +36,8 @@ public final class SQLiteStore: RecordStore {
         var schema: TableSchema
         var lookup: OpaquePointer?
         var lookupColumns = 0
+        /// Reads the row with the greatest key (``followsStoredKeys``).
+        var greatest: OpaquePointer?
         var writes: [WriteKey: OpaquePointer] = [:]
         var seen: OpaquePointer?
 
@@ -44,6 +46,8 @@ public final class SQLiteStore: RecordStore {
         func finalize() {
             sqlite3_finalize(lookup)
             lookup = nil
+            sqlite3_finalize(greatest)
+            greatest = nil
             for statement in writes.values { sqlite3_finalize(statement) }
             writes = [:]
             sqlite3_finalize(seen)
@@ -241,15 +245,18 @@ public final class SQLiteStore: RecordStore {
     }
 
     /// The find-or-create merge of one batch. O(n log n) in the batch's rows
-    /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys and
-    /// one write per new or changed row.
+    /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys
+    /// (none when every key follows the stored ones) and one write per new
+    /// or changed row.
     private func merge(_ rows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
         let keys = table.schema.keyColumns
         let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.lastOccurrences(rows, keyColumns: keys)
         var status = [RowStatus](repeating: .new, count: order.count)
         let mode = table.schema.mode ?? options.mode
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-            if !keys.isEmpty { try lookUp(rows, order, bytes, table, mode, &status) }
+            if !keys.isEmpty, let first = order.first, !(try followsStoredKeys(rows, first, bytes, table)) {
+                try lookUp(rows, order, bytes, table, mode, &status)
+            }
             if mode == .updateOnly {
                 for position in status.indices where status[position] == .new { status[position] = .skipped }
             }

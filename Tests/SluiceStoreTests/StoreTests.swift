@@ -82,6 +82,43 @@ func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> 
         #expect(StoreReader(path).count("E") == 1_000)
     }
 
+    @Test func keysAfterTheGreatestStoredOneAreNewAndTheGreatestIsLookedUp() throws {
+        let store = try SQLiteStore(path: path)
+        try store.prepare([schema])
+        #expect(try store.apply(group([(2, "b", 2), (1, "a", 1)]))[0] == counts(inserted: 2))
+        #expect(try store.apply(group([(4, "d", 4), (3, "c", 3)]))[0] == counts(inserted: 2))
+        #expect(try store.apply(group([(5, "e", 5), (4, "d", 4)]))[0] == counts(inserted: 1, unchanged: 1))
+        #expect(try store.apply(group([(6, "f", 6), (1, "A", 1)]))[0] == counts(inserted: 1, updated: 1))
+        #expect(StoreReader(path).rows("SELECT id, name FROM T ORDER BY id")
+            == [["1", "A"], ["2", "b"], ["3", "c"], ["4", "d"], ["5", "e"], ["6", "f"]])
+    }
+
+    @Test func compositeTextKeysAfterTheGreatestStoredOneAreNew() throws {
+        let pairs = TableSchema(
+            name: "P", columns: [ColumnSchema(name: "a", type: .string), ColumnSchema(name: "b", type: .integer),
+                                 ColumnSchema(name: "v", type: .integer)],
+            keyColumns: [0, 1])
+        let store = try SQLiteStore(path: path)
+        try store.prepare([pairs])
+        func pairGroup(_ rows: [(String, Int64, Int64)]) -> BatchGroup {
+            var arena = RowArena(columnCount: 3)
+            for (ordinal, row) in rows.enumerated() {
+                arena.beginRow(ordinal: ordinal + 1)
+                arena.set(0, arena.text(Array(row.0.utf8)))
+                arena.set(1, .integer(row.1))
+                arena.set(2, .integer(row.2))
+            }
+            return BatchGroup(batches: [Batch(entity: 0, schema: pairs, rows: arena)], checkpoint: nil, rawBytes: 0, records: rows.count)
+        }
+        #expect(try store.apply(pairGroup([("b", 1, 0), ("a", 9, 0)]))[0] == counts(inserted: 2))
+        // ("b", 2) follows ("b", 1); "ba" follows "b".
+        #expect(try store.apply(pairGroup([("ba", 0, 0), ("b", 2, 0)]))[0] == counts(inserted: 2))
+        // ("b", 1) precedes the greatest stored key, so the batch is looked up.
+        #expect(try store.apply(pairGroup([("c", 0, 0), ("b", 1, 5)]))[0] == counts(inserted: 1, updated: 1))
+        #expect(StoreReader(path).rows("SELECT a, b, v FROM P ORDER BY a, b")
+            == [["a", "9", "0"], ["b", "1", "5"], ["b", "2", "0"], ["ba", "0", "0"], ["c", "0", "0"]])
+    }
+
     @Test func reopenedStoreAddsNewColumns() throws {
         do {
             let store = try SQLiteStore(path: path)

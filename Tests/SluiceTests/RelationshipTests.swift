@@ -82,6 +82,12 @@ import Testing
         #expect(try run("replace", "{\"id\": 1, \"members\": null}") == [["2", "4"]])
         #expect(try run("replace", "{\"id\": 1}") == [["1", "1"], ["1", "2"], ["1", "3"], ["2", "4"]])
         #expect(try run("replace", "{\"id\": 1, \"members\": [9]}\n{\"id\": 1, \"members\": [8]}") == [["1", "8"], ["2", "4"]])
+        // Sources after every stored one skip the read of stored links; a
+        // batch starting at the greatest stored source still reads them.
+        #expect(try run("replace", "{\"id\": 3, \"members\": [6, 7]}")
+            == [["1", "1"], ["1", "2"], ["1", "3"], ["2", "4"], ["3", "6"], ["3", "7"]])
+        #expect(try run("replace", "{\"id\": 2, \"members\": [5]}\n{\"id\": 3, \"members\": [6]}")
+            == [["1", "1"], ["1", "2"], ["1", "3"], ["2", "5"], ["3", "6"]])
     }
 
     @Test func orderedXMLListsKeepSourceOrderAndRepeats() throws {
