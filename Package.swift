@@ -38,6 +38,7 @@ let package = Package(
         systemLibrary("CSluiceBZip2", pkgConfig: nil, apt: "libbz2-dev"),
         systemLibrary("CSluiceZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
         systemLibrary("CSluiceLZMA", pkgConfig: "liblzma", apt: "liblzma-dev"),
+        systemLibrary("CSluiceMalloc", pkgConfig: nil, apt: "libc6-dev"),
 
         .target(
             name: "SluiceInput",
@@ -59,7 +60,7 @@ let package = Package(
             dependencies: ["SluiceInput", "SluiceParsers", "SluiceRecords", "SluiceBatching", "SluiceStore"]),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Sluice", "CSluiceMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3"], path: "Tests/SluiceTestSupport"),
         .testTarget(name: "SluiceInputTests", dependencies: ["SluiceInput", "SluiceTestSupport"]),
