@@ -2,6 +2,7 @@ import Foundation
 import SluiceBatching
 import SluiceParsers
 import SluiceRecords
+import SluiceTestSupport
 import Testing
 
 /// Feeds `count` JSON records `{"id": i, "text": "..."}` through a batcher.
@@ -105,11 +106,4 @@ func batches(count: Int, limits: BatchLimits, textSize: Int = 10) throws -> [Bat
         #expect(result.value == 1)
         #expect(queue.pop() == nil)
     }
-}
-
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
 }

@@ -118,3 +118,15 @@ public func countOccurrences(of needle: String, inFile path: String) -> Int {
     }
     return count
 }
+
+/// A counter two threads can share, for tests that watch another thread.
+public final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    public init() {}
+
+    public var value: Int { lock.withLock { count } }
+
+    public func increment() { lock.withLock { count += 1 } }
+}
