@@ -6,8 +6,9 @@
 /// let report = try await importer.run(inputs: ["Posts.xml", "Users.xml.bz2"])
 /// print(report[entity: "Post"]?.inserted ?? 0)
 /// ```
-/// Each run parses on one thread and writes on another; memory stays bounded
-/// by the batch limits whatever the input size. Batches commit one by one: a
+/// Each run reads its inputs a few chunks ahead on one thread, parses on
+/// another and writes on a third; memory stays bounded by the batch limits
+/// whatever the input size. Batches commit one by one: a
 /// failure or a cancellation keeps what was committed before it.
 public struct Importer: Sendable {
     /// The store's path.
@@ -129,17 +130,17 @@ public struct Importer: Sendable {
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, options: options, inputs: identities, expectedBytes: expected,
             progress: progress)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(options.chunkSize, 1), alignment: 16)
-        defer { chunk.deallocate() }
         do throws(ImportError) {
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
+                let reader = ReadAhead(source, chunkSize: options.chunkSize)
+                defer { reader.stop() }
                 while true {
                     if cancellation.isSet { pipeline.cancel() }
-                    let count: Int
-                    do { count = try source.read(into: chunk) } catch { throw ImportError.input(error) }
-                    if count == 0 { break }
-                    try pipeline.feed(UnsafeRawBufferPointer(rebasing: chunk[..<count]), raw: source.consumedBytes)
+                    let chunk: (bytes: UnsafeRawBufferPointer, consumed: Int64)
+                    do { chunk = try reader.next() } catch { throw ImportError.input(error) }
+                    if chunk.bytes.isEmpty { break }
+                    try pipeline.feed(chunk.bytes, raw: chunk.consumed)
                 }
                 try pipeline.endInput()
             }
