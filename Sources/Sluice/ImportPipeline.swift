@@ -10,6 +10,7 @@ import CSluiceSQLite3
 final class ImportPipeline {
     private let compiled: CompiledMapping
     private let options: ImportOptions
+    private let storePath: String
     private let store: SQLiteStore
     private let queue: BlockingQueue<BatchGroup>
     private let batcher: Batcher
@@ -28,6 +29,9 @@ final class ImportPipeline {
     /// Set by ``finish()`` and ``drain()``: the sorted rows may be applied.
     /// A pipeline dropped without either applies nothing.
     private let applySorted = Flag()
+    /// Dangling references counted while the key-ordered apply goes on;
+    /// set by the store thread, read once it is joined.
+    private var earlyCounts: EarlyReferenceCounts?
     private var counts: [EntityCounts]
 
     // The input being read.
@@ -58,6 +62,7 @@ final class ImportPipeline {
         progress: (@Sendable (ImportProgress) -> Void)?
     ) throws(ImportError) {
         self.compiled = compiled
+        self.storePath = storePath
         self.expectedBytes = expectedBytes
         self.options = options
         self.progress = progress
@@ -86,6 +91,7 @@ final class ImportPipeline {
     deinit {
         queue.fail()
         storeWorker?.join()
+        earlyCounts?.cancel()
     }
 
     // MARK: - Store thread
@@ -126,20 +132,28 @@ final class ImportPipeline {
         // Three batches are in flight (applied, queued, being merged): a
         // quarter of the batch byte bound each keeps them within one batch's
         // worth of memory.
+        let deleteMissing = compiled.mappers.contains {
+            ($0.schema.deleteMissing ?? options.store.deleteMissing) && !$0.schema.keyColumns.isEmpty
+        }
+        earlyCounts = EarlyReferenceCounts(
+            storePath: storePath, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
         let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
         defer { feed.stop() }
         // An empty link table gets its target index after the load.
         var bulkLink: LinkSchema?
+        var table = ""
         do {
             while let item = try feed.next() {
                 if cancelled.isSet { return }
                 switch item {
                 case .batch(let batch, let startsTable):
                     if startsTable, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
+                    table = batch.link?.name ?? batch.schema.name
                     try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
                 case .tableEnd:
                     if let link = bulkLink { try store.endBulkLinks(link) }
                     bulkLink = nil
+                    earlyCounts?.tableEnded(table)
                 }
             }
         } catch let error as StoreError {
@@ -256,17 +270,19 @@ final class ImportPipeline {
         }
         for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
         var report = makeReport()
-        let dangling: [(name: String, count: Int, policy: MissingTargetPolicy)]
-        do {
-            dangling = try store.danglingReferences(compiled.mappers.map(\.schema), compiled.links)
+        let dangling: [DanglingCount]
+        do throws(StoreError) {
+            let counted = try earlyCounts?.results() ?? [:]
+            dangling = try store.danglingReferences(compiled.mappers.map(\.schema), compiled.links, counted: counted)
         } catch {
             record(failure: .store(error))
             throw .store(error)
         }
-        for (name, count, policy) in dangling where count > 0 {
+        for relationship in dangling where relationship.count > 0 {
+            let (name, count) = (relationship.name, relationship.count)
             report.dangling[name] = count
             warnings.append("\(name): \(count) links to records that are not in the store")
-            if policy == .error {
+            if relationship.policy == .error {
                 let error = ImportError.danglingReferences(
                     "\(name): \(count) links to records that are not in the store (the relationship says missing: error); the data is committed")
                 record(failure: error)

@@ -1,0 +1,106 @@
+import CSluiceSQLite3
+import SluiceRecords
+
+/// Counting links whose target row does not exist: at the end of a run on
+/// the store's connection, or earlier, for a finished table, on a read-only
+/// connection of its own.
+extension SQLiteStore {
+    /// Links whose target row does not exist, per relationship
+    /// (`Entity.relationship`), in schema order then link order; the
+    /// references of the schemas in `counted` are taken from it instead of
+    /// being counted again. O(source rows) for references and O(links) for
+    /// link tables (one index probe per distinct target).
+    public func danglingReferences(
+        _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]] = [:]
+    ) throws(StoreError) -> [DanglingCount] {
+        var result: [DanglingCount] = []
+        for schema in schemas {
+            if let known = counted[schema.name] {
+                result += known
+            } else {
+                result += try connection.danglingReferences(of: schema)
+            }
+        }
+        for link in links {
+            let target = quoted(link.targetColumn.name)
+            let targets = link.choices.isEmpty
+                ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
+            var total = 0
+            for (value, table, key) in targets {
+                let which = value.isEmpty ? "" : "WHERE l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' "
+                // Grouped on the target index: one probe per distinct target
+                // rather than per link (5,000,000 links to 30 tags: 0.89 → 0.38 s).
+                let count = try connection.strings(
+                    "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(quoted(link.name)) l "
+                        + "\(which)GROUP BY l.\(target)) g "
+                        + "WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) t WHERE t.\(quoted(key)) = g.k)",
+                    column: 0, "counting dangling links")
+                total += Int(count.first ?? "") ?? 0
+            }
+            result.append(DanglingCount(name: link.name, count: total, policy: link.missing))
+        }
+        return result
+    }
+}
+
+/// How many links of one relationship point at no row.
+public struct DanglingCount: Sendable, Equatable {
+    /// `Entity.relationship` for references, the link table's name for links.
+    public var name: String
+    public var count: Int
+    /// What the relationship says a missing target means.
+    public var policy: MissingTargetPolicy
+
+    /// `count` dangling links of relationship `name` under `policy`.
+    public init(name: String, count: Int, policy: MissingTargetPolicy) {
+        self.name = name
+        self.count = count
+        self.policy = policy
+    }
+}
+
+extension SQLiteConnection {
+    /// Rows of `schema` whose reference names a key with no target row, per
+    /// reference. One scan of the table per reference.
+    func danglingReferences(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
+        var result: [DanglingCount] = []
+        for reference in schema.references {
+            let column = quoted(schema.columns[reference.column].name)
+            let count = try strings(
+                "SELECT count(*) FROM \(quoted(schema.name)) s WHERE s.\(column) IS NOT NULL AND NOT EXISTS "
+                    + "(SELECT 1 FROM \(quoted(reference.targetTable)) t WHERE t.\(quoted(reference.targetKey)) = s.\(column))",
+                column: 0, "counting dangling references")
+            result.append(DanglingCount(name: "\(schema.name).\(reference.name)", count: Int(count.first ?? "") ?? 0, policy: reference.missing))
+        }
+        return result
+    }
+}
+
+/// Counts dangling references on a read-only connection of its own, so that
+/// another thread can count a finished table while the store writes the
+/// next ones (WAL: the count sees the last commit before it began). Memory:
+/// a 2 MiB page cache.
+public final class DanglingReferenceCounter: @unchecked Sendable {
+    private let connection: SQLiteConnection
+    /// The connection's handle, for ``interrupt()`` from another thread.
+    private let handle: OpaquePointer?
+
+    /// Opens the store at `path` for reading.
+    public init(path: String) throws(StoreError) {
+        connection = try SQLiteConnection(path: path, readOnly: true)
+        handle = connection.handle
+        try connection.execute("PRAGMA cache_size=-2048", "sizing the page cache")
+    }
+
+    /// The dangling references of `schema`, per reference. One scan of its
+    /// table per reference.
+    public func references(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
+        try connection.danglingReferences(of: schema)
+    }
+
+    /// Makes a count running on another thread stop with an error soon.
+    /// Safe to call from any thread.
+    public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
+}
