@@ -91,7 +91,10 @@ final class ImportPipeline {
     deinit {
         queue.fail()
         storeWorker?.join()
+        // Its read connection closes before the store's, so that the store's
+        // close is the last and checkpoints the WAL into the database file.
         earlyCounts?.cancel()
+        earlyCounts = nil
     }
 
     // MARK: - Store thread
@@ -273,6 +276,7 @@ final class ImportPipeline {
         let dangling: [DanglingCount]
         do throws(StoreError) {
             let counted = try earlyCounts?.results() ?? [:]
+            earlyCounts = nil
             dangling = try store.danglingReferences(compiled.mappers.map(\.schema), compiled.links, counted: counted)
         } catch {
             record(failure: .store(error))

@@ -36,6 +36,15 @@ import Testing
         #expect(try early.results() == ["Post": [DanglingCount(name: "Post.owner", count: 2, policy: .dangling)]])
     }
 
+    @Test func theStoreIsCheckpointedAndItsLogRemovedAfterAnEarlyCount() throws {
+        let store = newStore()
+        let report = try importText(owners, "p.jsonl", posts, store: store)
+        #expect(report.dangling == ["Post.owner": 2])
+        // The store's connection closed last: the WAL went into the file.
+        #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
+        #expect(StoreReader(store).count("Post") == 3)
+    }
+
     @Test func anEntityWaitsForEveryTableItsReferencesReach() throws {
         let store = newStore()
         try importText(owners, "p.jsonl", posts, store: store)
