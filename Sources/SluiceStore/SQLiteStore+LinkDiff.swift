@@ -26,6 +26,10 @@ extension SQLiteStore {
         var result = [StoredLinks](repeating: .unread, count: sources.count)
         let candidates = sources.indices.filter { sources[$0].unlink }
         guard !candidates.isEmpty else { return result }
+        if try followsStoredSources(sources[candidates[0]].row, rows, link, bytes) {
+            for candidate in candidates { result[candidate] = .none }
+            return result
+        }
         let width = link.sourceColumns.count
         let capacity = max(1, min(options.lookupKeys, 32_000 / width, candidates.count))
         let names = linkColumnNames(link)
@@ -42,10 +46,6 @@ extension SQLiteStore {
             "preparing the read of \(quoted(link.name))")
         defer { sqlite3_finalize(statement) }
         let keys = Array(0..<width)
-        if try followsStoredSources(sources[candidates[0]].row, rows, link, bytes) {
-            for candidate in candidates { result[candidate] = .none }
-            return result
-        }
         var start = 0
         while start < candidates.count {
             let end = min(start + capacity, candidates.count)
@@ -99,10 +99,7 @@ extension SQLiteStore {
                 + names.map { "\($0) DESC" }.joined(separator: ", ") + " LIMIT 1",
             "preparing the greatest source of \(quoted(link.name))")
         defer { sqlite3_finalize(statement) }
-        let code = sqlite3_step(statement)
-        if code == SQLITE_DONE { return true }
-        guard code == SQLITE_ROW else { throw connection.error("reading the greatest source of \(quoted(link.name))", code) }
-        return compareKeys(rows, first, Array(0..<width), bytes, statement) > 0
+        return try follows(rows, first, Array(0..<width), bytes, greatest: statement, "reading the greatest source of \(quoted(link.name))")
     }
 
     private func verdict(_ stored: Int, _ equal: Bool, _ kept: Int) -> StoredLinks {

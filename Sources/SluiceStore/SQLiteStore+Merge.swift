@@ -79,12 +79,21 @@ extension SQLiteStore {
                 "SELECT \(columns) FROM \(quoted(schema.name)) ORDER BY \(descending) LIMIT 1",
                 "preparing the greatest key of \(quoted(schema.name))")
         }
-        let statement = table.greatest
-        defer { sqlite3_reset(statement) }
-        let code = sqlite3_step(statement)
+        defer { sqlite3_reset(table.greatest) }
+        return try follows(rows, first, schema.keyColumns, bytes, greatest: table.greatest, "reading the greatest key of \(quoted(schema.name))")
+    }
+
+    /// Steps `greatest` (which selects the stored row with the greatest key,
+    /// its key cells at the positions of `keys`) and tells whether row
+    /// `first`'s key sorts after it; true when nothing is stored.
+    func follows(
+        _ rows: RowArena, _ first: Int, _ keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, greatest: OpaquePointer?,
+        _ action: String
+    ) throws(StoreError) -> Bool {
+        let code = sqlite3_step(greatest)
         if code == SQLITE_DONE { return true }
-        guard code == SQLITE_ROW else { throw connection.error("reading the greatest key of \(quoted(schema.name))", code) }
-        return compareKeys(rows, first, schema.keyColumns, bytes, statement) > 0
+        guard code == SQLITE_ROW else { throw connection.error(action, code) }
+        return compareKeys(rows, first, keys, bytes, greatest) > 0
     }
 
     /// Inserts the new rows and updates the changed ones, in key order.
