@@ -153,6 +153,7 @@ final class ImportPipeline {
                     if startsTable, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
                     table = batch.link?.name ?? batch.schema.name
                     try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
+                    feed.recycle(batch.rows)
                 case .tableEnd:
                     if let link = bulkLink { try store.endBulkLinks(link) }
                     bulkLink = nil

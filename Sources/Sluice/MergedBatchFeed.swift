@@ -1,4 +1,5 @@
 import SluiceBatching
+import SluiceRecords
 
 /// The key-ordered apply's second thread: it merges each table's sorted runs
 /// into batches (reading and decoding the run files) while the store thread
@@ -25,18 +26,21 @@ final class MergedBatchFeed {
 
     private let queue = BlockingQueue<Message>(capacity: 1)
     private var worker: Worker?
+    /// Arenas of applied batches, refilled by the merge (see ``recycle(_:)``).
+    private let spares = ArenaPool(capacity: 2)
 
     /// Starts merging `sorter`'s tables in ``KeyOrderSorter/applyOrder`` into
     /// batches of about `rows` rows or `bytes` bytes. The sorter must not be
     /// used by any other thread until ``stop()`` returns.
     init(sorter: KeyOrderSorter, rows: Int, bytes: Int) {
         let queue = queue
+        let spares = spares
         worker = Worker {
             do throws(SpillError) {
                 for name in sorter.applyOrder {
                     guard let chunks = try sorter.chunks(of: name, rows: rows, bytes: bytes) else { continue }
                     var first = true
-                    while let batch = try chunks.next() {
+                    while let batch = try chunks.next(reusing: spares.take() ?? RowArena(columnCount: 0)) {
                         guard queue.push(.item(.batch(batch, startsTable: first))) else { return }
                         first = false
                     }
@@ -58,6 +62,14 @@ final class MergedBatchFeed {
         case .failed(let error): throw error
         case nil: return nil
         }
+    }
+
+    /// Hands back the rows of a batch ``next()`` returned, once applied,
+    /// for the merge to fill again. On the 200,000-event re-import the
+    /// merge thread had spent a fifth of its time in page faults on fresh
+    /// batch buffers.
+    func recycle(_ rows: consuming RowArena) {
+        spares.give(rows)
     }
 
     /// Stops the merge (if still running) and waits for its thread.

@@ -59,6 +59,58 @@ import Testing
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.2 < $1.2) })
     }
 
+    @Test func batchesBuiltInRecycledArenasMatchFreshOnesAndReuseTheirStorage() throws {
+        var options = SortOptions()
+        options.memoryBytes = 2_000
+        func sorted() throws -> KeyOrderedChunks {
+            let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: options)
+            var generator = SplitMix(seed: 11)
+            for number in 1...20 {
+                try sorter.add(group((0..<25).map { _ in Int64(generator.next() % 300) }, number: number, columns: 3))
+            }
+            return try #require(try sorter.chunks(of: "A", rows: 7))
+        }
+        func contents(_ rows: RowArena) -> [String] {
+            (0..<rows.rowCount).map { row in
+                (0..<rows.columnCount).map { column -> String in
+                    switch rows[row, column] {
+                    case .text, .blob: return rows.withText(rows[row, column]) { String(decoding: $0, as: UTF8.self) }
+                    case let cell: return "\(cell)"
+                    }
+                }.joined(separator: "|") + "#\(rows.ordinals[row])"
+            }
+        }
+        let fresh = try sorted()
+        var expected: [[String]] = []
+        while let batch = try fresh.next() { expected.append(contents(batch.rows)) }
+
+        let recycled = try sorted()
+        let pool = ArenaPool(capacity: 2)
+        // The first arena has the wrong width: it is replaced, not reused.
+        pool.give(RowArena(columnCount: 1))
+        var got: [[String]] = []
+        var storage: Set<UInt> = []
+        while let batch = try recycled.next(reusing: pool.take() ?? RowArena(columnCount: 0)) {
+            #expect(batch.rows.columnCount == 3)
+            got.append(contents(batch.rows))
+            storage.insert(batch.rows.cells.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) })
+            pool.give(batch.rows)
+        }
+        #expect(got == expected)
+        #expect(expected.count > 12)
+        // Batches filled the arena the previous one left; it is only
+        // replaced when a batch outgrows it (a key's rows stay together).
+        #expect(storage.count < expected.count / 4)
+    }
+
+    @Test func anArenaPoolKeepsAtMostItsCapacity() {
+        let pool = ArenaPool(capacity: 2)
+        for width in 1...3 { pool.give(RowArena(columnCount: width)) }
+        #expect(pool.take()?.columnCount == 2)
+        #expect(pool.take()?.columnCount == 1)
+        #expect(pool.take() == nil)
+    }
+
     @Test func integerKeysSortAsTheGeneralOrderDoes() {
         var generator = SplitMix(seed: 11)
         var rows = RowArena(columnCount: 1)

@@ -248,7 +248,17 @@ public final class KeyOrderedChunks {
     /// The next batch, or nil when the table's rows are all out. O(rows
     /// of the batch × log runs).
     public func next() throws(SpillError) -> Batch? {
-        var out = RowArena(columnCount: columnCount)
+        try next(reusing: RowArena(columnCount: columnCount))
+    }
+
+    /// The next batch, built in `arena` (emptied first, keeping its
+    /// capacity, when it has this table's columns; replaced otherwise), or
+    /// nil when the table's rows are all out. O(rows of the batch × log
+    /// runs); no allocation once the arena has grown to a batch's size.
+    public func next(reusing arena: consuming RowArena) throws(SpillError) -> Batch? {
+        var out = arena
+        out.removeAll()
+        if out.columnCount != columnCount { out = RowArena(columnCount: columnCount) }
         while let row = merge.head {
             if (out.rowCount >= rows || out.byteSize >= bytes)
                 && (keys.isEmpty || out.compare(row: out.rowCount - 1, keys, with: 0, of: row) != 0)

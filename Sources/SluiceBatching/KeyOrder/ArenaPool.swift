@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceRecords
+
+/// Row arenas handed back by the thread that consumed their batches, for
+/// the thread that fills the next ones: a filled arena keeps its capacity,
+/// so reusing it saves growing a fresh one row by row (and, for buffers
+/// past glibc's mmap threshold, mapping and faulting in new pages).
+///
+/// Memory: at most ``capacity`` arenas, each as large as the batches it
+/// held. Thread-safe; O(1) per call.
+public final class ArenaPool: @unchecked Sendable {
+    private var arenas: [RowArena] = []
+    private let capacity: Int
+    private var mutex = pthread_mutex_t()
+
+    /// A pool keeping at most `capacity` arenas.
+    public init(capacity: Int) {
+        self.capacity = capacity
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    /// Keeps `arena` for reuse, or drops it when the pool is full.
+    public func give(_ arena: consuming RowArena) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        if arenas.count < capacity { arenas.append(arena) }
+    }
+
+    /// An arena given back earlier, or nil when none is waiting.
+    public func take() -> RowArena? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return arenas.popLast()
+    }
+}
