@@ -187,8 +187,13 @@ public final class JSONPushParser {
 
     // MARK: - Callbacks
 
-    private static func from(_ context: UnsafeMutableRawPointer?) -> JSONPushParser {
-        Unmanaged<JSONPushParser>.fromOpaque(context!).takeUnretainedValue()
+    /// Runs `body` with the parser behind `context` and reports to yajl
+    /// whether to go on; borrows the parser instead of retaining it for
+    /// every token.
+    private static func deliver(_ context: UnsafeMutableRawPointer?, _ body: (JSONEventHandler) throws -> Void) -> Int32 {
+        Unmanaged<JSONPushParser>.fromOpaque(context!)._withUnsafeGuaranteedRef { parser in
+            parser.deliver { try body(parser.handler) }
+        }
     }
 
     private func deliver(_ body: () throws -> Void) -> Int32 {
@@ -205,44 +210,35 @@ public final class JSONPushParser {
     private static func makeCallbacks() -> yajl_callbacks {
         var table = yajl_callbacks()
         table.yajl_null = { context in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.scalar(.null, ByteSpan(start: nil, count: 0)) }
+            JSONPushParser.deliver(context) { try $0.scalar(.null, ByteSpan(start: nil, count: 0)) }
         }
         table.yajl_boolean = { context, value in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.scalar(value != 0 ? .true : .false, ByteSpan(start: nil, count: 0)) }
+            JSONPushParser.deliver(context) { try $0.scalar(value != 0 ? .true : .false, ByteSpan(start: nil, count: 0)) }
         }
         table.yajl_number = { context, text, length in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver {
+            JSONPushParser.deliver(context) { handler in
                 try text!.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    try parser.handler.scalar(.number, ByteSpan(start: $0, count: length))
+                    try handler.scalar(.number, ByteSpan(start: $0, count: length))
                 }
             }
         }
         table.yajl_string = { context, text, length in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.scalar(.string, ByteSpan(start: text, count: length)) }
+            JSONPushParser.deliver(context) { try $0.scalar(.string, ByteSpan(start: text, count: length)) }
         }
         table.yajl_start_map = { context in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.startObject() }
+            JSONPushParser.deliver(context) { try $0.startObject() }
         }
         table.yajl_map_key = { context, text, length in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.key(ByteSpan(start: text, count: length)) }
+            JSONPushParser.deliver(context) { try $0.key(ByteSpan(start: text, count: length)) }
         }
         table.yajl_end_map = { context in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.endObject() }
+            JSONPushParser.deliver(context) { try $0.endObject() }
         }
         table.yajl_start_array = { context in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.startArray() }
+            JSONPushParser.deliver(context) { try $0.startArray() }
         }
         table.yajl_end_array = { context in
-            let parser = JSONPushParser.from(context)
-            return parser.deliver { try parser.handler.endArray() }
+            JSONPushParser.deliver(context) { try $0.endArray() }
         }
         return table
     }

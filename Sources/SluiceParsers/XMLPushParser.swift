@@ -98,13 +98,12 @@ public final class XMLPushParser {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { context, localName, _, _, _, _, count, _, attributes in
-            XMLPushParser.from(context).startElement(localName, Int(count), attributes)
+            XMLPushParser.borrowing(context) { $0.startElement(localName, Int(count), attributes) }
         }
         sax.endElementNs = { context, _, _, _ in
-            let parser = XMLPushParser.from(context)
-            parser.deliver { try parser.handler.endElement() }
+            XMLPushParser.borrowing(context) { parser in parser.deliver { try parser.handler.endElement() } }
         }
-        sax.characters = { context, text, length in XMLPushParser.from(context).text(text, length) }
+        sax.characters = { context, text, length in XMLPushParser.borrowing(context) { $0.text(text, length) } }
         sax.ignorableWhitespace = sax.characters
         sax.cdataBlock = sax.characters
         sax.entityDecl = { context, entityName, _, _, _, _ in
@@ -160,6 +159,12 @@ public final class XMLPushParser {
 
     private static func from(_ pointer: UnsafeMutableRawPointer?) -> XMLPushParser {
         Unmanaged<XMLPushParser>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    /// Runs `body` with the parser behind `pointer`, borrowed rather than
+    /// retained: the element and text callbacks come once per event.
+    private static func borrowing(_ pointer: UnsafeMutableRawPointer?, _ body: (XMLPushParser) -> Void) {
+        Unmanaged<XMLPushParser>.fromOpaque(pointer!)._withUnsafeGuaranteedRef(body)
     }
 
     /// Called by the entity loader with libxml2's parser context.
