@@ -74,6 +74,42 @@ enum DateText {
         return Moment(seconds: seconds, microseconds: micros)
     }
 
+    /// Calls `body` with the stored form of `text` when `text` is a UTC
+    /// date-time that differs from it only in its separator and zone:
+    /// `YYYY-MM-DDThh:mm:ss` (`T` or a space, then `Z` or nothing), a valid
+    /// date, seconds below 60, year 0001 or later. Returns `nil` without
+    /// calling `body` for anything else, which ``parseISO(_:)`` then decides.
+    /// O(1), no allocation: most dumps write their dates this way, and this
+    /// runs for every date of every record.
+    static func withPlainUTC<R>(_ text: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard text.count == 19 || (text.count == 20 && (text.last == UInt8(ascii: "Z") || text.last == UInt8(ascii: "z")))
+        else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { stored -> R? in
+            let start = text.startIndex
+            for offset in 0..<19 { stored[offset] = text[start + offset] }
+            guard stored[4] == UInt8(ascii: "-"), stored[7] == UInt8(ascii: "-"),
+                stored[10] == UInt8(ascii: "T") || stored[10] == UInt8(ascii: " "),
+                stored[13] == UInt8(ascii: ":"), stored[16] == UInt8(ascii: ":")
+            else { return nil }
+            func number(_ from: Int, _ digits: Int) -> Int? {
+                var value = 0
+                for offset in from..<(from + digits) {
+                    let digit = stored[offset] &- 0x30
+                    guard digit <= 9 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+                let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+                year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+                hour < 24, minute < 60, second < 60
+            else { return nil }
+            stored[10] = UInt8(ascii: " ")
+            return body(UnsafeRawBufferPointer(stored))
+        }
+    }
+
     /// A count from epoch digits given as decimal text (`1388349428`,
     /// `1388349428.5`): whole units and millionths. The caller checks the
     /// range once it knows the unit.

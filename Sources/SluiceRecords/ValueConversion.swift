@@ -75,6 +75,9 @@ enum ValueConversion {
             return .failure(problem("base64 data", text))
         case .date:
             let bare = trimmed(text)
+            if rule.patterns.isEmpty, !isNumber, let cell = DateText.withPlainUTC(bare, { arena.text($0) }) {
+                return .success(cell)
+            }
             if let moment = date(bare, isNumber: isNumber, rule), DateText.isWritable(moment) {
                 return .success(arena.text(DateText.format(moment)))
             }
