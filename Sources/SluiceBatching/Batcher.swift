@@ -10,7 +10,14 @@ public final class Batcher: RecordSink {
     /// columns, looked up once rather than per record.
     private let entityMappers: [EntityMapper?]
     private let keyColumns: [[Int]]
+    /// Each mapper's relationships, boxed: reading a `Relation` out of an
+    /// array copied it whole (a dozen retains) per record and list item.
+    private let relations: [[RelationBox]]
     private let links: [LinkSchema]
+    /// Each link table's row shape: cells per row, source key cells, and
+    /// where the attribute cells start (read per record; `LinkSchema` is too
+    /// big to copy there).
+    private let linkShapes: [(columns: Int, sourceColumns: Int, firstAttribute: Int)]
     private let limits: BatchLimits
     @exclusivity(unchecked) private var arenas: [RowArena?]
     @exclusivity(unchecked) private var linkArenas: [RowArena?]
@@ -35,7 +42,9 @@ public final class Batcher: RecordSink {
         self.mappers = mappers
         entityMappers = mappers.map { $0 as? EntityMapper }
         keyColumns = mappers.map(\.schema.keyColumns)
+        relations = mappers.map { (($0 as? EntityMapper)?.relations ?? []).map(RelationBox.init) }
         self.links = links
+        linkShapes = links.map { ($0.columnCount, $0.sourceColumns.count, $0.firstAttributeCell) }
         self.limits = limits
         arenas = Array(repeating: nil, count: mappers.count)
         linkArenas = Array(repeating: nil, count: links.count)
@@ -76,33 +85,43 @@ public final class Batcher: RecordSink {
             return nil
         }
         rows += 1
-        guard let entityMapper, !entityMapper.relations.isEmpty else { return keyCell }
+        guard !relations[entity].isEmpty else { return keyCell }
         guard depth < maxNesting else {
             throw RecordError(entity: mapper.schema.name, attribute: nil, message: "nested objects deeper than \(maxNesting) levels")
         }
-        for relation in entityMapper.relations {
-            if let link = relation.link {
-                guard let items = tree.resolveAll(relation.source, from: root) else { continue }
-                try appendLinks(link, relation, tree, items, source: (entity, sourceKey), ordinal: ordinal, depth: depth)
-            } else if let node = tree.resolve(relation.source, from: root) {
-                guard Self.isObject(tree, node) else {
-                    if relation.keyless != nil, tree.nodes[Int(node)].kind == .null, let column = relation.referenceColumn {
-                        arenas[entity]?.set(row: row, column, .null)
-                    }
-                    continue
-                }
-                let derived = relation.keyless.map { makeDerivedKey($0, relation, parent: (entity, sourceKey), ordinal: ordinal, node: node, position: nil) }
-                let childKey = try append(relation.target, tree, root: node, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
-                if let derived, childKey != nil, let column = relation.referenceColumn, var parent = arenas[entity] {
-                    arenas[entity] = nil
-                    let before = parent.byteSize
-                    parent.set(row: row, column, parent.text(derived))
-                    bytes += parent.byteSize - before
-                    arenas[entity] = parent
-                }
+        for index in relations[entity].indices {
+            let box = relations[entity][index]
+            if let link = box.relation.link {
+                try appendLinks(link, entity, index, tree, root: root, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
+            } else if let node = tree.resolve(box.relation.source, from: root) {
+                try appendNested(entity, index, tree, node: node, row: row, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
             }
         }
         return keyCell
+    }
+
+    /// Finds or creates the nested object at `node` of `entity`'s row `row`
+    /// through its relationship `index`; a null under a `keyless` rule
+    /// clears the reference.
+    private func appendNested(
+        _ entity: Int, _ index: Int, _ tree: RecordTree, node: Int32, row: Int, sourceKey: [Cell], ordinal: Int, depth: Int
+    ) throws {
+        let box = relations[entity][index]
+        guard Self.isObject(tree, node) else {
+            if box.relation.keyless != nil, tree.nodes[Int(node)].kind == .null, let column = box.relation.referenceColumn {
+                arenas[entity]?.set(row: row, column, .null)
+            }
+            return
+        }
+        let derived = box.relation.keyless.map { makeDerivedKey($0, box.relation, parent: (entity, sourceKey), ordinal: ordinal, node: node, position: nil) }
+        let childKey = try append(box.relation.target, tree, root: node, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
+        if let derived, childKey != nil, let column = box.relation.referenceColumn, var parent = arenas[entity] {
+            arenas[entity] = nil
+            let before = parent.byteSize
+            parent.set(row: row, column, parent.text(derived))
+            bytes += parent.byteSize - before
+            arenas[entity] = parent
+        }
     }
 
     /// The key of a nested object of an entity without a key: under `reuse`
@@ -132,69 +151,83 @@ public final class Batcher: RecordSink {
         return text
     }
 
-    /// Appends the link rows of one record's list: source key, target key,
-    /// position; an empty list leaves one marker row (no target) that clears
-    /// the record's links.
+    /// Appends the link rows of one record's list (relationship `index` of
+    /// `entity`): source key, target key, position; an empty list leaves one
+    /// marker row (no target) that clears the record's links. Listed objects
+    /// are found or created first. The list is walked in place, twice,
+    /// rather than collected.
     private func appendLinks(
-        _ link: Int, _ relation: Relation, _ tree: RecordTree, _ items: [Int32], source: (entity: Int, key: [Cell]),
-        ordinal: Int, depth: Int
+        _ link: Int, _ entity: Int, _ index: Int, _ tree: RecordTree, root: Int32, sourceKey: [Cell], ordinal: Int, depth: Int
     ) throws {
-        let schema = links[link]
-        var targets: [(cell: Cell, arena: Int?)] = []
-        for (position, item) in items.enumerated() {
-            if !relation.readsItemKeys && Self.isObject(tree, item) {
-                let derived = relation.keyless.map { makeDerivedKey($0, relation, parent: source, ordinal: ordinal, node: item, position: position) }
+        let box = relations[entity][index]
+        let readsItemKeys = box.relation.readsItemKeys
+        let target = box.relation.target
+        // The keys of listed objects, in list order (empty, so unallocated,
+        // for lists of keys).
+        var nestedKeys: [Cell] = []
+        var count = 0
+        let present = try tree.forEachGathered(box.relation.source, from: root) { item in
+            count += 1
+            if !readsItemKeys && Self.isObject(tree, item) {
+                let derived = box.relation.keyless.map {
+                    makeDerivedKey($0, box.relation, parent: (entity, sourceKey), ordinal: ordinal, node: item, position: count - 1)
+                }
                 // A skipped target links nothing (.null is dropped below).
-                let key = try append(relation.target, tree, root: item, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
-                targets.append((key ?? .null, relation.target))
-            } else if relation.keyless != nil {
-                throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: "`\(relation.name)` lists objects of an entity without a key, and item \(position + 1) is not an object")
-            } else {
-                targets.append((.absent, nil))
+                let key = try append(target, tree, root: item, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
+                nestedKeys.append(key ?? .null)
+            } else if box.relation.keyless != nil {
+                throw RecordError(
+                    entity: links[link].sourceTable, attribute: links[link].name,
+                    message: "`\(box.relation.name)` lists objects of an entity without a key, and item \(count) is not an object")
             }
         }
-        var arena = linkArenas[link] ?? RowArena(columnCount: schema.columnCount)
+        guard present else { return }
+        let shape = linkShapes[link]
+        var arena = linkArenas[link] ?? RowArena(columnCount: shape.columns)
         linkArenas[link] = nil
         let before = arena.byteSize
         defer {
             bytes += arena.byteSize - before
             linkArenas[link] = arena
         }
-        let sourceCells = arenas[source.entity] ?? RowArena(columnCount: 0)
-        if items.isEmpty {
-            Self.beginLinkRow(&arena, ordinal: ordinal, source: source.key, from: sourceCells)
+        let sourceCells = arenas[entity] ?? RowArena(columnCount: 0)
+        if count == 0 {
+            Self.beginLinkRow(&arena, ordinal: ordinal, source: sourceKey, from: sourceCells)
             return
         }
-        for (position, item) in items.enumerated() {
-            let target = targets[position]
+        var position = 0
+        var nested = 0
+        try tree.forEachGathered(box.relation.source, from: root) { item in
+            defer { position += 1 }
             let cell: Cell
-            var entity: [UInt8]?
+            var entityValue: [UInt8]?
             var attributes: [Cell] = []
-            if let targetArena = target.arena {
-                cell = arena.copy(target.cell, from: arenas[targetArena] ?? RowArena(columnCount: 0))
-            } else if relation.readsItemKeys {
+            if !readsItemKeys && Self.isObject(tree, item) {
+                cell = arena.copy(nestedKeys[nested], from: arenas[target] ?? RowArena(columnCount: 0))
+                nested += 1
+            } else if readsItemKeys {
                 do {
-                    (cell, entity) = try relation.itemTarget(tree, item, into: &arena).get()
-                    attributes = try relation.itemAttributes(tree, item, into: &arena).get()
+                    (cell, entityValue) = try box.relation.itemTarget(tree, item, into: &arena).get()
+                    attributes = try box.relation.itemAttributes(tree, item, into: &arena).get()
                 } catch {
-                    throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: "item \(position + 1): \(error)")
+                    throw RecordError(entity: links[link].sourceTable, attribute: links[link].name, message: "item \(position + 1): \(error)")
                 }
                 if cell == .absent || cell == .null {
-                    throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: "item \(position + 1) has no target key")
+                    throw RecordError(entity: links[link].sourceTable, attribute: links[link].name, message: "item \(position + 1) has no target key")
                 }
             } else {
-                switch relation.keyCell(tree, item, into: &arena) {
+                switch box.relation.keyCell(tree, item, into: &arena) {
                 case .success(let converted): cell = converted
                 case .failure(let problem):
-                    throw RecordError(entity: schema.sourceTable, attribute: schema.name, message: problem.description)
+                    throw RecordError(entity: links[link].sourceTable, attribute: links[link].name, message: problem.description)
                 }
             }
-            guard cell != .absent && cell != .null else { continue }
-            Self.beginLinkRow(&arena, ordinal: ordinal, source: source.key, from: sourceCells)
-            arena.set(schema.sourceColumns.count, cell)
-            arena.set(schema.sourceColumns.count + 1, .integer(Int64(position)))
-            if let entity { arena.set(schema.sourceColumns.count + 2, arena.text(entity)) }
-            for (index, attribute) in attributes.enumerated() { arena.set(schema.firstAttributeCell + index, attribute) }
+            guard cell != .absent && cell != .null else { return }
+            Self.beginLinkRow(&arena, ordinal: ordinal, source: sourceKey, from: sourceCells)
+            arena.set(shape.sourceColumns, cell)
+            arena.set(shape.sourceColumns + 1, .integer(Int64(position)))
+            if let entityValue { arena.set(shape.sourceColumns + 2, arena.text(entityValue)) }
+            for (offset, attribute) in attributes.enumerated() { arena.set(shape.firstAttribute + offset, attribute) }
             rows += 1
         }
     }
@@ -242,4 +275,10 @@ public final class Batcher: RecordSink {
         bytes = 0
         return BatchGroup(batches: batches, checkpoint: checkpoint, rawBytes: rawBytes, records: records)
     }
+}
+
+/// One relationship behind a reference, so the batcher reads it in place.
+private final class RelationBox {
+    let relation: Relation
+    init(_ relation: Relation) { self.relation = relation }
 }

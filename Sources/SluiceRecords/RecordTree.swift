@@ -195,29 +195,38 @@ public struct RecordTree: Sendable {
     /// Every node a gathering path (one with a `[*]` step) leads to, in
     /// document order; `nil` when the field before `[*]` is absent.
     public func resolveAll(_ path: FieldPath, from root: Int32 = 0) -> [Int32]? {
+        var found: [Int32] = []
+        guard forEachGathered(path, from: root, { found.append($0) }) else { return nil }
+        return found
+    }
+
+    /// Calls `body` with every node a gathering path leads to, in document
+    /// order, without collecting them; returns false (calling nothing) when
+    /// the field before `[*]` is absent. O(children of the gathered field).
+    @discardableResult
+    public func forEachGathered<E: Error>(_ path: FieldPath, from root: Int32 = 0, _ body: (Int32) throws(E) -> Void) throws(E) -> Bool {
         guard !nodes.isEmpty, let split = path.steps.firstIndex(where: { if case .each = $0 { return true } else { return false } }),
             case .each(let name) = path.steps[split], let parent = resolve(path.steps[..<split], from: root)
-        else { return nil }
+        else { return false }
         let rest = path.steps[(split + 1)...]
-        var found: [Int32] = []
         var candidate: Int32
         let elements = nodes[Int(parent)].kind == .element
         if elements {
             candidate = nodes[Int(parent)].firstChild
         } else {
-            guard let array = child(of: parent, named: name, attribute: false) else { return nil }
-            if nodes[Int(array)].kind != .array { return [] }
+            guard let array = child(of: parent, named: name, attribute: false) else { return false }
+            if nodes[Int(array)].kind != .array { return true }
             candidate = nodes[Int(array)].firstChild
         }
         while candidate >= 0 {
             if !elements || (nodes[Int(candidate)].kind == .element && nameEquals(candidate, name)),
                 let node = rest.isEmpty ? candidate : resolve(rest, from: candidate)
             {
-                found.append(node)
+                try body(node)
             }
             candidate = nodes[Int(candidate)].nextSibling
         }
-        return found
+        return true
     }
 
     /// The node `path` leads to from `node` (a path relative to it).

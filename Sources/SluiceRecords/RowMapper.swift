@@ -126,6 +126,15 @@ public final class EntityMapper: RowMapper {
     public let derivedKey: Int?
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
+    private let hasHandlers: Bool
+    private let hasRecordHooks: Bool
+    /// The one-step sources, found in one pass over each record.
+    private let direct: DirectFields
+    /// Each attribute's sources in order, flattened: the direct field, or -1
+    /// for a path resolved step by step. Attribute `i`'s run from
+    /// `sourceStarts[i]` to `sourceStarts[i + 1]`.
+    private let sourceFields: [Int32]
+    private let sourceStarts: [Int]
 
     init(
         schema: TableSchema, attributes: [Attribute], filters: [Filter], missingKey: MissingKeyPolicy,
@@ -139,11 +148,24 @@ public final class EntityMapper: RowMapper {
         self.kind = kind
         self.hooks = hooks
         handlers = attributes.map { hooks.valueHandlers[$0.name] }
+        hasHandlers = handlers.contains { $0 != nil }
+        hasRecordHooks = hooks.shouldImport != nil || hooks.willImport != nil
+        var direct = DirectFields()
+        var sourceFields: [Int32] = []
+        var sourceStarts: [Int] = []
+        for attribute in attributes {
+            sourceStarts.append(sourceFields.count)
+            for source in attribute.sources { sourceFields.append(direct.index(of: source) ?? -1) }
+        }
+        sourceStarts.append(sourceFields.count)
+        self.direct = direct
+        self.sourceFields = sourceFields
+        self.sourceStarts = sourceStarts
     }
 
     public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         for filter in filters where !Self.passes(tree, root, filter) { return .filtered }
-        if hooks.shouldImport != nil || hooks.willImport != nil {
+        if hasRecordHooks {
             let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)
             do {
                 if let shouldImport = hooks.shouldImport, try !shouldImport(view) { return .filtered }
@@ -153,35 +175,10 @@ public final class EntityMapper: RowMapper {
             }
         }
         arena.beginRow(ordinal: ordinal)
-        for column in attributes.indices {
-            var node: Int32?
-            var gathered: [Int32]?
-            for source in attributes[column].sources {
-                if source.gathers { gathered = tree.resolveAll(source, from: root) } else { node = tree.resolve(source, from: root) }
-                if node != nil || gathered != nil { break }
-            }
-            if let gathered {
-                let attribute = attributes[column]
-                let json = Gathering.json(tree, gathered, items: attribute.items, object: attribute.object)
-                try set(column, attribute, json.map { arena.text($0) }, &arena)
-                continue
-            }
-            guard let node else { continue }
-            if let handler = handlers[column] {
-                let attribute = attributes[column]
-                do {
-                    if let value = try handler(RawValue(tree, node)) {
-                        arena.set(column, Self.cell(value, &arena))
-                        continue
-                    }
-                } catch {
-                    arena.abandonRow()
-                    throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
-                }
-            }
-            switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {
-            case .success(let cell): arena.set(column, cell)
-            case let failure: try set(column, attributes[column], failure, &arena)
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: direct.count) { found throws(RecordError) in
+            direct.find(in: tree, root: root, into: found)
+            for column in attributes.indices {
+                try appendCell(column, tree, root: root, found: found, into: &arena)
             }
         }
         for column in schema.keyColumns where column != derivedKey {
@@ -201,6 +198,53 @@ public final class EntityMapper: RowMapper {
             }
         }
         return .appended
+    }
+
+    /// Sets `column` of the row being built from the first of its sources
+    /// the record has (`found` holds the direct fields' nodes); leaves it
+    /// absent when none is there.
+    private func appendCell(
+        _ column: Int, _ tree: RecordTree, root: Int32, found: UnsafeMutableBufferPointer<Int32>, into arena: inout RowArena
+    ) throws(RecordError) {
+        var node: Int32?
+        var gathered: [Int32]?
+        let first = sourceStarts[column]
+        for position in first..<sourceStarts[column + 1] {
+            let field = sourceFields[position]
+            if field >= 0 {
+                if found[Int(field)] >= 0 {
+                    node = found[Int(field)]
+                    break
+                }
+                continue
+            }
+            let source = attributes[column].sources[position - first]
+            if source.gathers { gathered = tree.resolveAll(source, from: root) } else { node = tree.resolve(source, from: root) }
+            if node != nil || gathered != nil { break }
+        }
+        if let gathered {
+            let attribute = attributes[column]
+            let json = Gathering.json(tree, gathered, items: attribute.items, object: attribute.object)
+            try set(column, attribute, json.map { arena.text($0) }, &arena)
+            return
+        }
+        guard let node else { return }
+        if hasHandlers, let handler = handlers[column] {
+            let attribute = attributes[column]
+            do {
+                if let value = try handler(RawValue(tree, node)) {
+                    arena.set(column, Self.cell(value, &arena))
+                    return
+                }
+            } catch {
+                arena.abandonRow()
+                throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
+            }
+        }
+        switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {
+        case .success(let cell): arena.set(column, cell)
+        case let failure: try set(column, attributes[column], failure, &arena)
+        }
     }
 
     /// Stores a converted value, or applies the attribute's invalid-value

@@ -227,6 +227,7 @@ enum ValueConversion {
 
     /// A finite decimal number (JSON number syntax, leading `+` allowed).
     static func double(_ text: ArraySlice<UInt8>) -> Double? {
+        if let value = shortDecimal(text) { return value }
         guard !text.isEmpty, text.count < 400,
             text.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45 })
         else { return nil }
@@ -238,6 +239,41 @@ enum ValueConversion {
             guard let end, end - buffer.baseAddress! == text.count, value.isFinite else { return nil }
             return value
         }
+    }
+
+    /// `-?digits(.digits)?` with at most 15 significant digits, converted
+    /// without `strtod`: both the digits as an integer and the power of ten
+    /// are exact doubles, so one division rounds correctly (Clinger's fast
+    /// path). `nil` for anything else, which `strtod` then reads.
+    static func shortDecimal(_ text: ArraySlice<UInt8>) -> Double? {
+        var index = text.startIndex
+        let negative = index < text.endIndex && text[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = -1
+        while index < text.endIndex {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                guard fractionDigits < 0, digits > 0 else { return nil }
+                fractionDigits = 0
+            } else {
+                let digit = byte &- 0x30
+                guard digit <= 9, digits < 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(digit)
+                digits += 1
+                if fractionDigits >= 0 { fractionDigits += 1 }
+            }
+            index += 1
+        }
+        guard digits > 0, fractionDigits != 0 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[max(fractionDigits, 0)]
+        return negative ? -value : value
+    }
+
+    /// 10⁰ through 10¹⁵, each exact as a double.
+    private static let exactPowersOfTen: [Double] = (0...15).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 
     /// `true`/`false`, `yes`/`no`, `1`/`0`, any letter case.

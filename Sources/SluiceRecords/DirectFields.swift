@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one-step sources of an entity (a member, child element or XML
+/// attribute of the record itself), found in one pass over the root's
+/// children rather than one sibling walk per source. Each name is held as
+/// its length and first eight bytes, so most comparisons are two integer
+/// tests; longer names finish with `memcmp`.
+struct DirectFields: Sendable {
+    /// One field: its name's length, first eight bytes (little-endian, zero
+    /// padded), where the whole name starts in `names`, and whether it is an
+    /// XML attribute. All trivial, so reading one retains nothing.
+    private struct Field {
+        var length: Int32
+        var prefix: UInt64
+        var start: Int32
+        var attribute: Bool
+    }
+
+    private var fields: [Field] = []
+    /// The names, back to back.
+    private var names: [UInt8] = []
+
+    /// No fields yet.
+    init() {}
+
+    /// The number of distinct fields.
+    var count: Int { fields.count }
+
+    /// The index of the field `path` reads, added if new; `nil` when the path
+    /// is not one `child` or `attribute` step. O(fields) at compile time.
+    mutating func index(of path: FieldPath) -> Int32? {
+        guard path.steps.count == 1 else { return nil }
+        let name: [UInt8], attribute: Bool
+        switch path.steps[0] {
+        case .child(let child): (name, attribute) = (child, false)
+        case .attribute(let value): (name, attribute) = (value, true)
+        case .index, .each: return nil
+        }
+        guard !name.isEmpty, name.count <= Int(Int32.max) else { return nil }
+        for (index, field) in fields.enumerated() where field.attribute == attribute
+            && field.length == Int32(name.count) && names[Int(field.start)..<(Int(field.start) + name.count)].elementsEqual(name)
+        {
+            return Int32(index)
+        }
+        fields.append(Field(length: Int32(name.count), prefix: Self.prefix(name[...]), start: Int32(names.count), attribute: attribute))
+        names += name
+        return Int32(fields.count - 1)
+    }
+
+    /// Sets `found[i]` to the first child of `root` that field `i` names, or
+    /// -1. O(children × fields) integer tests, no allocation.
+    func find(in tree: RecordTree, root: Int32, into found: UnsafeMutableBufferPointer<Int32>) {
+        found.initialize(repeating: -1)
+        guard !fields.isEmpty else { return }
+        tree.nodes.withUnsafeBufferPointer { nodes in
+            tree.bytes.withUnsafeBufferPointer { bytes in
+                fields.withUnsafeBufferPointer { fields in
+                    names.withUnsafeBufferPointer { names in
+                        var child = nodes[Int(root)].firstChild
+                        while child >= 0 {
+                            let current = child
+                            let node = nodes[Int(current)]
+                            child = node.nextSibling
+                            guard node.nameLength > 0 else { continue }
+                            let name = UnsafeBufferPointer(rebasing: bytes[Int(node.nameStart)..<Int(node.nameStart + node.nameLength)])
+                            let prefix = Self.prefix(name[...])
+                            let isAttribute = node.kind == .attribute
+                            for index in fields.indices {
+                                let field = fields[index]
+                                guard field.length == node.nameLength, field.prefix == prefix, field.attribute == isAttribute else { continue }
+                                if field.length > 8
+                                    && memcmp(name.baseAddress! + 8, names.baseAddress! + Int(field.start) + 8, Int(field.length) - 8) != 0
+                                {
+                                    continue
+                                }
+                                if found[index] < 0 { found[index] = current }
+                                break
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first eight bytes of `name`, little-endian, zero padded.
+    private static func prefix<Bytes: Collection<UInt8>>(_ name: Bytes) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        for byte in name.prefix(8) {
+            value |= UInt64(byte) << shift
+            shift += 8
+        }
+        return value
+    }
+}
