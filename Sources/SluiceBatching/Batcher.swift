@@ -76,9 +76,8 @@ public final class Batcher: RecordSink {
         }
         bytes += arena.byteSize - before
         let row = arena.rowCount - 1
-        let keyColumns = keyColumns[entity]
-        let sourceKey = outcome == .appended ? keyColumns.map { arena[row, $0] } : []
-        let keyCell = keyColumns.count == 1 ? sourceKey.first : nil
+        let keyCell = outcome == .appended && keyColumns[entity].count == 1 ? arena[row, keyColumns[entity][0]] : nil
+        let sourceKey = outcome == .appended && !relations[entity].isEmpty ? keyColumns[entity].map { arena[row, $0] } : []
         arenas[entity] = arena
         guard outcome == .appended else {
             skipped[entity] += 1
@@ -183,8 +182,7 @@ public final class Batcher: RecordSink {
         }
         guard present else { return }
         let shape = linkShapes[link]
-        var arena = linkArenas[link] ?? RowArena(columnCount: shape.columns)
-        linkArenas[link] = nil
+        var arena = linkArenas[link].take() ?? RowArena(columnCount: shape.columns)
         let before = arena.byteSize
         defer {
             bytes += arena.byteSize - before
@@ -241,9 +239,9 @@ public final class Batcher: RecordSink {
     }
 
     private func take(_ entity: Int) -> RowArena {
-        let arena = arenas[entity] ?? RowArena(columnCount: mappers[entity].schema.columns.count)
-        arenas[entity] = nil
-        return arena
+        // Moved out rather than copied: a copy retained and released the
+        // arena's three buffers per record.
+        arenas[entity].take() ?? RowArena(columnCount: mappers[entity].schema.columns.count)
     }
 
     /// Whether `node` is a nested object (an XML element with attributes or
