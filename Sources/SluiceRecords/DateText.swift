@@ -81,7 +81,8 @@ enum DateText {
     /// calling `body` for anything else, which ``parseISO(_:)`` then decides.
     /// O(1), no allocation: most dumps write their dates this way, and this
     /// runs for every date of every record.
-    static func withPlainUTC<R>(_ text: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+    static func withPlainUTC<Text: RandomAccessCollection<UInt8>, R>(_ text: Text, _ body: (UnsafeRawBufferPointer) -> R) -> R?
+    where Text.Index == Int {
         guard text.count == 19 || (text.count == 20 && (text.last == UInt8(ascii: "Z") || text.last == UInt8(ascii: "z")))
         else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { stored -> R? in

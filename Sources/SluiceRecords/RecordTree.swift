@@ -172,6 +172,15 @@ public struct RecordTree: Sendable {
         return bytes[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]
     }
 
+    /// Calls `body` with the node's value bytes in place (no slice, no
+    /// retain of the buffer); valid during the call only.
+    public func withValueBytes<R>(_ node: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let entry = nodes[Int(node)]
+        return try bytes.withUnsafeBytes { all in
+            try body(UnsafeRawBufferPointer(rebasing: all[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]))
+        }
+    }
+
     /// The node's value as source text: `true`/`false` for booleans, the
     /// digits of numbers, the text of strings, elements and attributes.
     public func scalarText(_ node: Int32) -> ArraySlice<UInt8> {

@@ -81,7 +81,8 @@ public struct Relation: Sendable {
 
     /// Converts a scalar key node to the target key's type, into `arena`.
     public func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
-        ValueConversion.cell(tree, node, keyRule, into: &arena)
+        if keyRule.patterns.isEmpty, let cell = ValueConversion.plainCell(tree, node, keyRule.type, into: &arena) { return .success(cell) }
+        return ValueConversion.cell(tree, node, keyRule, into: &arena)
     }
 }
 
@@ -127,6 +128,9 @@ public final class EntityMapper: RowMapper {
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
     private let hasHandlers: Bool
+    /// Each attribute's type when that alone decides its conversion (all but
+    /// dates with custom patterns), for ``ValueConversion/plainCell``.
+    private let plainTypes: [AttributeType?]
     private let hasRecordHooks: Bool
     /// The one-step sources, found in one pass over each record.
     private let direct: DirectFields
@@ -149,6 +153,7 @@ public final class EntityMapper: RowMapper {
         self.hooks = hooks
         handlers = attributes.map { hooks.valueHandlers[$0.name] }
         hasHandlers = handlers.contains { $0 != nil }
+        plainTypes = attributes.map { $0.rule.type == .date && !$0.rule.patterns.isEmpty ? nil : $0.rule.type }
         hasRecordHooks = hooks.shouldImport != nil || hooks.willImport != nil
         var direct = DirectFields()
         var sourceFields: [Int32] = []
@@ -240,6 +245,10 @@ public final class EntityMapper: RowMapper {
                 arena.abandonRow()
                 throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
             }
+        }
+        if let type = plainTypes[column], let cell = ValueConversion.plainCell(tree, node, type, into: &arena) {
+            arena.set(column, cell)
+            return
         }
         switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {
         case .success(let cell): arena.set(column, cell)

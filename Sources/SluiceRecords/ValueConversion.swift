@@ -47,6 +47,27 @@ enum ValueConversion {
         }
     }
 
+    /// The cell for `node` when converting it needs nothing but `type`:
+    /// null; text into a string; JSON booleans into booleans and integers;
+    /// plain integers, short decimals and plain UTC dates from their bytes in
+    /// the tree. `nil` for everything else, which ``cell(_:_:_:into:)``
+    /// converts (with the same result). No copies of the rule or the value:
+    /// most values of most dumps take this path.
+    static func plainCell(_ tree: RecordTree, _ node: Int32, _ type: AttributeType, into arena: inout RowArena) -> Cell? {
+        let kind = tree.nodes[Int(node)].kind
+        switch (kind, type) {
+        case (.null, _): return .null
+        case (.true, .boolean), (.true, .integer): return .integer(1)
+        case (.false, .boolean), (.false, .integer): return .integer(0)
+        case (.string, .string), (.element, .string), (.attribute, .string):
+            return tree.withValueBytes(node) { arena.text($0) }
+        case (.number, .integer): return tree.withValueBytes(node) { integer($0).map(Cell.integer) }
+        case (.number, .double), (.number, .float): return tree.withValueBytes(node) { shortDecimal($0).map(Cell.real) }
+        case (.string, .date): return tree.withValueBytes(node) { bytes in DateText.withPlainUTC(bytes) { arena.text($0) } }
+        default: return nil
+        }
+    }
+
     /// The cell for source text `text` under `rule`.
     static func scalar(
         _ text: ArraySlice<UInt8>, isNumber: Bool, _ rule: ValueRule, into arena: inout RowArena
@@ -128,7 +149,7 @@ enum ValueConversion {
 
     /// A decimal integer with optional sign, optionally followed by a zero
     /// fraction (`12.0`); `nil` on anything else or on overflow.
-    static func integer(_ text: ArraySlice<UInt8>) -> Int64? {
+    static func integer<Text: RandomAccessCollection<UInt8>>(_ text: Text) -> Int64? where Text.Index == Int {
         var index = text.startIndex
         guard index < text.endIndex else { return nil }
         var negative = false
@@ -245,7 +266,7 @@ enum ValueConversion {
     /// without `strtod`: both the digits as an integer and the power of ten
     /// are exact doubles, so one division rounds correctly (Clinger's fast
     /// path). `nil` for anything else, which `strtod` then reads.
-    static func shortDecimal(_ text: ArraySlice<UInt8>) -> Double? {
+    static func shortDecimal<Text: RandomAccessCollection<UInt8>>(_ text: Text) -> Double? where Text.Index == Int {
         var index = text.startIndex
         let negative = index < text.endIndex && text[index] == UInt8(ascii: "-")
         if negative { index += 1 }
