@@ -81,8 +81,7 @@ public struct Relation: Sendable {
 
     /// Converts a scalar key node to the target key's type, into `arena`.
     public func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
-        if keyRule.patterns.isEmpty, let cell = ValueConversion.plainCell(tree, node, keyRule.type, into: &arena) { return .success(cell) }
-        return ValueConversion.cell(tree, node, keyRule, into: &arena)
+        ValueConversion.cell(tree, node, keyRule, into: &arena)
     }
 }
 
@@ -127,10 +126,9 @@ public final class EntityMapper: RowMapper {
     public let derivedKey: Int?
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
+    /// Whether any attribute has a value handler, or the entity a record
+    /// hook: checked once per record instead of per column.
     private let hasHandlers: Bool
-    /// Each attribute's type when that alone decides its conversion (all but
-    /// dates with custom patterns), for ``ValueConversion/plainCell``.
-    private let plainTypes: [AttributeType?]
     private let hasRecordHooks: Bool
     /// The one-step sources, found in one pass over each record.
     private let direct: DirectFields
@@ -153,7 +151,6 @@ public final class EntityMapper: RowMapper {
         self.hooks = hooks
         handlers = attributes.map { hooks.valueHandlers[$0.name] }
         hasHandlers = handlers.contains { $0 != nil }
-        plainTypes = attributes.map { $0.rule.type == .date && !$0.rule.patterns.isEmpty ? nil : $0.rule.type }
         hasRecordHooks = hooks.shouldImport != nil || hooks.willImport != nil
         var direct = DirectFields()
         var sourceFields: [Int32] = []
@@ -245,10 +242,6 @@ public final class EntityMapper: RowMapper {
                 arena.abandonRow()
                 throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
             }
-        }
-        if let type = plainTypes[column], let cell = ValueConversion.plainCell(tree, node, type, into: &arena) {
-            arena.set(column, cell)
-            return
         }
         switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {
         case .success(let cell): arena.set(column, cell)

@@ -20,8 +20,18 @@ struct ValueRule: Sendable {
 /// Integers are parsed from the source digits (never through a double), so
 /// 64-bit ids stay exact.
 enum ValueConversion {
-    /// The cell for `node` under `rule`, text written into `arena`.
+    /// The cell for `node` under `rule`, text written into `arena`: the
+    /// plain conversion when the type alone decides it, else the general one.
     static func cell(
+        _ tree: RecordTree, _ node: Int32, _ rule: ValueRule, into arena: inout RowArena
+    ) -> Result<Cell, ConversionProblem> {
+        if rule.patterns.isEmpty, let cell = plainCell(tree, node, rule.type, into: &arena) { return .success(cell) }
+        return generalCell(tree, node, rule, into: &arena)
+    }
+
+    /// The cell for `node` under `rule`, every case handled from the value's
+    /// text (what ``plainCell(_:_:_:into:)`` must agree with).
+    static func generalCell(
         _ tree: RecordTree, _ node: Int32, _ rule: ValueRule, into arena: inout RowArena
     ) -> Result<Cell, ConversionProblem> {
         let kind = tree.nodes[Int(node)].kind
@@ -50,8 +60,9 @@ enum ValueConversion {
     /// The cell for `node` when converting it needs nothing but `type`:
     /// null; text into a string; JSON booleans into booleans and integers;
     /// plain integers, short decimals and plain UTC dates from their bytes in
-    /// the tree. `nil` for everything else, which ``cell(_:_:_:into:)``
-    /// converts (with the same result). No copies of the rule or the value:
+    /// the tree. `nil` for everything else, which
+    /// ``generalCell(_:_:_:into:)`` converts (with the same result);
+    /// ``cell(_:_:_:into:)`` tries this first. No slice of the value is made:
     /// most values of most dumps take this path.
     static func plainCell(_ tree: RecordTree, _ node: Int32, _ type: AttributeType, into arena: inout RowArena) -> Cell? {
         let kind = tree.nodes[Int(node)].kind

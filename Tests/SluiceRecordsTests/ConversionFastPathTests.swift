@@ -150,7 +150,7 @@ import Testing
                     guard let plain = ValueConversion.plainCell(tree, 0, type, into: &plainArena) else { continue }
                     fast += 1
                     var generalArena = RowArena(columnCount: 1)
-                    switch ValueConversion.cell(tree, 0, ValueRule(type: type), into: &generalArena) {
+                    switch ValueConversion.generalCell(tree, 0, ValueRule(type: type), into: &generalArena) {
                     case .success(let general):
                         #expect(stored(plain, plainArena) == stored(general, generalArena), "\(kind) \(value) as \(type)")
                     case .failure(let problem):
