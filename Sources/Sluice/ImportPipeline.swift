@@ -68,7 +68,11 @@ final class ImportPipeline {
         self.progress = progress
         do {
             store = try SQLiteStore(path: storePath, options: options.store)
-            try store.prepare(compiled.mappers.map(\.schema), links: compiled.links)
+            for mapper in compiled.mappers where !mapper.tableIsReady {
+                if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
+            }
+            // A table still waiting for its first record is made with its first batch.
+            try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
             runID = try store.beginRun(inputs: inputs.map(\.name))
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
@@ -78,7 +82,8 @@ final class ImportPipeline {
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }
         sorter = options.order == .key
-            ? KeyOrderSorter(directory: options.sort.directory ?? Self.directory(of: storePath), options: options.sort) : nil
+            ? KeyOrderSorter(
+                directory: options.sort.directory ?? Self.directory(of: storePath), options: options.sort, defaultMode: options.store.mode) : nil
         queue = BlockingQueue(capacity: options.batch.queueDepth, weightLimit: options.batch.maxBytes) { $0.byteSize }
         batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
@@ -259,9 +264,9 @@ final class ImportPipeline {
         do {
             for (entity, mapper) in compiled.mappers.enumerated()
             where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
-                // Rows the store received (filtered-out records do not count).
-                let seen = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
-                if seen == 0 && !options.allowEmptyDelete {
+                // Keys the store received, in this run or in the interrupted
+                // run it resumes (filtered-out records do not count).
+                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
                     warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
                     continue
                 }

@@ -11,6 +11,20 @@ public protocol RowMapper: AnyObject {
     /// - Throws: ``RecordError`` when a value cannot be converted or the key
     ///   is missing; the arena is left as it was.
     func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
+
+    /// Whether ``schema`` is settled enough to create the table before any
+    /// record is read (a schemaless table waits for its first record, which
+    /// decides the key column's type).
+    var tableIsReady: Bool { get }
+
+    /// Takes the columns of the table already in the store, so that a
+    /// repeated import reads its records into the same columns and types.
+    func adopt(stored: [ColumnSchema])
+}
+
+extension RowMapper {
+    public var tableIsReady: Bool { true }
+    public func adopt(stored: [ColumnSchema]) {}
 }
 
 /// One relationship as the batcher follows it.
@@ -290,68 +304,6 @@ public final class EntityMapper: RowMapper {
             guard let node, tree.nodes[Int(node)].kind != .null else { return true }
             let text = tree.scalarText(node)
             return !values.contains { $0.utf8.elementsEqual(text) }
-        }
-    }
-}
-
-/// Maps the top-level members of JSON objects to columns discovered as they
-/// appear (no mapping file): numbers become INTEGER or REAL, strings TEXT,
-/// booleans 0/1, nested values JSON text.
-public final class SchemalessMapper: RowMapper {
-    public private(set) var schema: TableSchema
-    private var names: [[UInt8]]
-
-    /// A mapper for table `entity` keyed by the member `key`.
-    public init(entity: String, key: String) {
-        schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
-        names = [Array(key.utf8)]
-        keyTypeKnown = false
-    }
-
-    private var keyTypeKnown: Bool
-
-    public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
-        guard !tree.nodes.isEmpty, tree.nodes[0].kind == .object else {
-            throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
-        }
-        for child in tree.children(0) where column(named: tree.name(child)) == nil {
-            schema.columns.append(ColumnSchema(name: String(decoding: tree.name(child), as: UTF8.self), type: inferredType(tree, child)))
-            names.append(Array(tree.name(child)))
-        }
-        if !keyTypeKnown, let keyNode = tree.children(0).first(where: { tree.nameEquals($0, names[0]) }) {
-            schema.columns[0].type = tree.nodes[Int(keyNode)].kind == .number ? .integer : .string
-            keyTypeKnown = true
-        }
-        arena.widen(to: schema.columns.count)
-        arena.beginRow(ordinal: ordinal)
-        for child in tree.children(0) {
-            guard let column = column(named: tree.name(child)) else { continue }
-            let type = column == 0 ? schema.columns[0].type : inferredType(tree, child)
-            switch ValueConversion.cell(tree, child, ValueRule(type: type), into: &arena) {
-            case .success(let cell): arena.set(column, cell)
-            case .failure(let problem):
-                arena.abandonRow()
-                throw RecordError(entity: schema.name, attribute: schema.columns[column].name, message: problem.description)
-            }
-        }
-        let key = arena[arena.rowCount - 1, 0]
-        if key == .absent || key == .null {
-            arena.abandonRow()
-            throw RecordError(entity: schema.name, attribute: schema.columns[0].name, message: "the record has no key value")
-        }
-        return .appended
-    }
-
-    private func column(named name: ArraySlice<UInt8>) -> Int? {
-        names.firstIndex { $0.elementsEqual(name) }
-    }
-
-    private func inferredType(_ tree: RecordTree, _ node: Int32) -> AttributeType {
-        switch tree.nodes[Int(node)].kind {
-        case .number: return ValueConversion.integer(tree.value(node)) != nil ? .integer : .double
-        case .true, .false: return .boolean
-        case .object, .array: return .json
-        default: return .string
         }
     }
 }

@@ -229,17 +229,29 @@ extension SQLiteStore {
                 }
             case .null: if type != SQLITE_NULL { return false }
             case .integer(let value):
-                if type != SQLITE_INTEGER || sqlite3_column_int64(statement, index) != value { return false }
+                if type == SQLITE_FLOAT {
+                    // A REAL column keeps an integer as a real.
+                    if sqlite3_column_double(statement, index) != Double(value) { return false }
+                } else if type != SQLITE_INTEGER || sqlite3_column_int64(statement, index) != value {
+                    return false
+                }
             case .real(let value):
-                if type != SQLITE_FLOAT || sqlite3_column_double(statement, index) != value { return false }
+                if type == SQLITE_INTEGER {
+                    // An INTEGER column keeps a real with no fraction as an integer.
+                    if Double(sqlite3_column_int64(statement, index)) != value { return false }
+                } else if type != SQLITE_FLOAT || sqlite3_column_double(statement, index) != value {
+                    return false
+                }
             case .text(let offset, let length), .blob(let offset, let length):
                 if case .text = rows[row, column] {
-                    guard type == SQLITE_TEXT else { return false }
+                    // A numeric column keeps text that reads as a number as that
+                    // number: the same value when its text reads back the same.
+                    guard type == SQLITE_TEXT || type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return false }
                 } else {
                     guard type == SQLITE_BLOB else { return false }
                 }
-                let stored = type == SQLITE_TEXT
-                    ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
+                let stored = type == SQLITE_BLOB
+                    ? sqlite3_column_blob(statement, index) : UnsafeRawPointer(sqlite3_column_text(statement, index))
                 let count = Int(sqlite3_column_bytes(statement, index))
                 guard count == Int(length) else { return false }
                 if count > 0, let stored, let base = bytes.baseAddress,

@@ -5,8 +5,8 @@ import SluiceRecords
 
 /// The SQLite store: one table per entity, keyed by the entity's key.
 ///
-/// Each batch is applied as a find-or-create merge: duplicate keys dropped
-/// (the last occurrence wins), rows sorted by key, existing rows fetched with
+/// Each batch is applied as a find-or-create merge: several occurrences of
+/// a key combined (present fields of later ones win), rows sorted by key, existing rows fetched with
 /// one `IN` query, then new keys inserted, changed rows updated and unchanged
 /// rows left untouched, in key order. A group of batches and its checkpoint
 /// commit in one transaction. WAL journal, `synchronous=NORMAL`.
@@ -140,6 +140,31 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
+    /// The columns of table `name` as stored, their types read back from the
+    /// declared types by SQLite's affinity rules; nil when there is no such
+    /// table.
+    public func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]? {
+        let statement = try SQLiteStatement(
+            connection, "SELECT name, type FROM pragma_table_info(?1) ORDER BY cid", "reading the columns of \(quoted(name))")
+        statement.bind(1, name)
+        var columns: [ColumnSchema] = []
+        while try statement.step("reading the columns of \(quoted(name))") {
+            columns.append(ColumnSchema(name: statement.text(0), type: Self.attributeType(declared: statement.text(1))))
+        }
+        return columns.isEmpty ? nil : columns
+    }
+
+    /// The attribute type whose values a column declared `declared` stores
+    /// as they are (SQLite's affinity rules: INT, then CHAR/CLOB/TEXT, then
+    /// REAL/FLOA/DOUB; BLOB and NUMERIC columns read back as text).
+    static func attributeType(declared: String) -> AttributeType {
+        let type = declared.uppercased()
+        if type.contains("INT") { return .integer }
+        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return .string }
+        if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { return .double }
+        return .string
+    }
+
     /// Creates the table, or adds the columns it lacks. O(columns).
     private func ensureTable(_ schema: TableSchema) throws(StoreError) {
         let action = "creating table \(quoted(schema.name))"
@@ -248,11 +273,13 @@ public final class SQLiteStore: RecordStore {
     /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys
     /// (none when every key follows the stored ones) and one write per new
     /// or changed row.
-    private func merge(_ rows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
+    private func merge(_ batchRows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
         let keys = table.schema.keyColumns
-        let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.lastOccurrences(rows, keyColumns: keys)
-        var status = [RowStatus](repeating: .new, count: order.count)
         let mode = table.schema.mode ?? options.mode
+        // Copied only when a key occurs more than once and a combined row is added.
+        var rows = batchRows
+        let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.onePerKey(&rows, keyColumns: keys, mode: mode)
+        var status = [RowStatus](repeating: .new, count: order.count)
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             if !keys.isEmpty, let first = order.first, !(try followsStoredKeys(rows, first, bytes, table)) {
                 try lookUp(rows, order, bytes, table, mode, &status)
@@ -285,25 +312,15 @@ public final class SQLiteStore: RecordStore {
         var defaulted: ColumnMask
     }
 
-    /// Row indices sorted by key, keeping only the last occurrence of each key.
-    static func lastOccurrences(_ rows: RowArena, keyColumns: [Int]) -> [Int] {
-        func compareKeys(_ left: Int, _ right: Int) -> Int {
-            rows.compare(row: left, keyColumns, with: right, of: rows)
-        }
+    /// Row indices sorted by key, one per key: several occurrences of a key
+    /// are combined (``RowArena/onePerKey(_:keys:combining:)``), or in
+    /// `replace` mode the last one is kept. O(n log n).
+    static func onePerKey(_ rows: inout RowArena, keyColumns: [Int], mode: WriteMode) -> [Int] {
         var order = Array(0..<rows.rowCount)
         order.sort { left, right in
-            let comparison = compareKeys(left, right)
+            let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
             return comparison != 0 ? comparison < 0 : left < right
         }
-        var kept: [Int] = []
-        kept.reserveCapacity(order.count)
-        for index in order {
-            if let last = kept.last, compareKeys(last, index) == 0 {
-                kept[kept.count - 1] = index
-            } else {
-                kept.append(index)
-            }
-        }
-        return kept
+        return rows.onePerKey(order, keys: keyColumns, combining: mode != .replace)
     }
 }

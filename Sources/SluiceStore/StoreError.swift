@@ -8,18 +8,22 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// SQLite's extended result code (0 when the error is sluice's own).
     public var code: Int32
+    /// The statement that failed, when one did.
+    public var sql: String?
 
     /// Creates an error.
-    public init(path: String, action: String, message: String, code: Int32) {
+    public init(path: String, action: String, message: String, code: Int32, sql: String? = nil) {
         self.path = path
         self.action = action
         self.message = message
         self.code = code
+        self.sql = sql
     }
 
-    /// `store.sqlite: creating table "Post": disk I/O error (10)`.
+    /// `store.sqlite: creating table "Post": disk I/O error (SQLite code 10)`,
+    /// followed by the statement when one failed.
     public var description: String {
-        "\(path): \(action): \(message)" + (code != 0 ? " (SQLite code \(code))" : "")
+        "\(path): \(action): \(message)" + (code != 0 ? " (SQLite code \(code))" : "") + (sql.map { " in: \($0)" } ?? "")
     }
 }
 

@@ -121,16 +121,21 @@ import Testing
             rows.beginRow(ordinal: ordinal)
             rows.set(0, .integer(key))
         }
-        // Integer keys: ties keep arrival order, and dedupe keeps each key's last row.
+        // Integer keys: ties keep arrival order, and in replace mode one row
+        // per key keeps each key's last row.
+        func sorted(_ rows: RowArena, onePerKey: Bool) -> [Int] {
+            var rows = rows
+            return KeyOrderSorter.sortedRows(&rows, keys: [0], onePerKey: onePerKey, combining: false)
+        }
         let byKey = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
-        #expect(KeyOrderSorter.sortedRows(rows, keys: [0], dedupe: false) == byKey)
+        #expect(sorted(rows, onePerKey: false) == byKey)
         let lastOfEach = byKey.indices.filter { $0 == byKey.count - 1 || keys[byKey[$0]] != keys[byKey[$0 + 1]] }.map { byKey[$0] }
-        #expect(KeyOrderSorter.sortedRows(rows, keys: [0], dedupe: true) == lastOfEach)
+        #expect(sorted(rows, onePerKey: true) == lastOfEach)
         // One real key sends the whole table through the general comparison,
         // which orders numbers by value across both kinds.
         rows.beginRow(ordinal: 2_001)
         rows.set(0, .real(-0.5))
-        let mixed = KeyOrderSorter.sortedRows(rows, keys: [0], dedupe: true)
+        let mixed = sorted(rows, onePerKey: true)
         let value: (Int) -> Double = { row in
             if case .integer(let key) = rows[row, 0] { return Double(key) }
             return -0.5

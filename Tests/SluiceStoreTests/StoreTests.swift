@@ -1,6 +1,6 @@
 import SluiceBatching
 import SluiceRecords
-import SluiceStore
+@testable import SluiceStore
 import SluiceTestSupport
 import Testing
 
@@ -161,4 +161,44 @@ func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCo
     counts.updated = updated
     counts.unchanged = unchanged
     return counts
+}
+
+@Suite struct DeleteMissingSweepTests {
+    let path = TestPaths.temporaryDirectory().appendingPathComponent("sweep.sqlite").path
+
+    /// The sweep's probe of the seen keys must use their primary key: with
+    /// an untyped seen-keys column it scanned the whole table for every
+    /// stored row (200,000 stored, 100,000 seen: 498 s; now under a second
+    /// in the nightly-sync benchmark).
+    @Test(arguments: [AttributeType.integer, .string]) func probesTheSeenKeysByTheirPrimaryKey(type: AttributeType) throws {
+        var keyed = schema
+        keyed.columns[0].type = type
+        var options = StoreOptions()
+        options.deleteMissing = true
+        let store = try SQLiteStore(path: path, options: options)
+        try store.prepare([keyed])
+        try store.startTrackingSeenKeys([keyed], resuming: false)
+        _ = try store.apply(group([(1, "a", 1)], schema: keyed))
+        let sweep = try SweepStatements(store, keyed, [])
+        let plan = StoreReader(path).rows("EXPLAIN QUERY PLAN " + sweep.unseenRows).map { $0.last.flatMap { $0 } ?? "" }
+        #expect(plan.contains { $0.hasPrefix("SEARCH s USING PRIMARY KEY") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("SCAN s") }, "\(plan)")
+    }
+
+    @Test func sweepsInChunksAndDeletesExactlyTheUnseenRows() throws {
+        var options = StoreOptions()
+        options.deleteMissing = true
+        let store = try SQLiteStore(path: path, options: options)
+        try store.prepare([schema])
+        let total = Int(SQLiteStore.sweepChunkRows) * 2 + 17
+        _ = try store.apply(group((1...total).map { (Int64($0), "r\($0)", nil) }))
+        try store.startTrackingSeenKeys([schema], resuming: false)
+        _ = try store.apply(group((1...total).filter { $0 % 3 == 0 }.map { (Int64($0), "r\($0)", nil) }))
+        #expect(try store.hasSeenKeys(schema))
+        #expect(try store.deleteMissing(schema) == total - total / 3)
+        try store.stopTrackingSeenKeys()
+        let reader = StoreReader(path)
+        #expect(reader.count("T") == total / 3)
+        #expect(reader.value("SELECT count(*) FROM T WHERE id % 3 != 0") == "0")
+    }
 }

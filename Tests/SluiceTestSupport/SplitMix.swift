@@ -1,6 +1,6 @@
 /// A small deterministic random number generator (SplitMix64) for
 /// reproducible shuffles and corruptions in tests.
-public struct SplitMix {
+public struct SplitMix: RandomNumberGenerator {
     var state: UInt64
 
     /// A generator starting from `seed`.

@@ -23,22 +23,25 @@ public final class KeyOrderSorter {
         var prototype: Batch
         /// The columns rows are ordered by: the key, or the link's source.
         let keys: [Int]
-        /// Whether only a key's last row is kept when spilling (entity
-        /// tables with a key; link tables keep every row).
-        let dedupe: Bool
+        /// Whether one row per key is spilled (entity tables with a key;
+        /// link tables keep every row), and whether a key's occurrences are
+        /// combined into it rather than the last kept (`replace` mode).
+        let onePerKey: Bool
+        let combining: Bool
     @exclusivity(unchecked) var held: RowArena
         var file: RunFile?
 
-        init(_ batch: Batch) {
+        init(_ batch: Batch, defaultMode: WriteMode) {
             prototype = batch
             prototype.rows = RowArena(columnCount: 0)
             if let link = batch.link {
                 keys = Array(0..<link.sourceColumns.count)
-                dedupe = false
+                onePerKey = false
             } else {
                 keys = batch.schema.keyColumns
-                dedupe = !keys.isEmpty
+                onePerKey = !keys.isEmpty
             }
+            combining = (batch.schema.mode ?? defaultMode) != .replace
             held = RowArena(columnCount: batch.rows.columnCount)
         }
     }
@@ -57,10 +60,15 @@ public final class KeyOrderSorter {
     /// Rows spilled to run files so far, all tables together.
     public private(set) var spilledRows = 0
 
-    /// A sorter whose run files go in `directory`.
-    public init(directory: String, options: SortOptions) {
+    /// The write mode of entities whose mapping sets none.
+    private let defaultMode: WriteMode
+
+    /// A sorter whose run files go in `directory`, for a run whose write
+    /// mode is `defaultMode`.
+    public init(directory: String, options: SortOptions, defaultMode: WriteMode = .upsert) {
         self.directory = directory
         self.options = options
+        self.defaultMode = defaultMode
     }
 
     /// Takes a group's rows (copying them) and its checkpoint; spills every
@@ -75,7 +83,7 @@ public final class KeyOrderSorter {
             if let known = tables[name] {
                 table = known
             } else {
-                table = Table(batch)
+                table = Table(batch, defaultMode: defaultMode)
                 tables[name] = table
                 names.append(name)
             }
@@ -137,21 +145,21 @@ public final class KeyOrderSorter {
     private func spill(releasing: Bool = false) throws(SpillError) {
         for name in names {
             guard let table = tables[name] else { continue }
-            let held = table.held
-            if held.rowCount > 0 {
+            if table.held.rowCount > 0 {
                 let codec = try runCodec()
                 let file: RunFile
                 if let existing = table.file { file = existing } else { file = try RunFile(directory: directory, codec: codec) }
                 table.file = file
-                for row in Self.sortedRows(held, keys: table.keys, dedupe: table.dedupe) {
-                    try file.append(row: row, of: held, ordinal: held.ordinals[row])
+                let rows = Self.sortedRows(&table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining)
+                for row in rows {
+                    try file.append(row: row, of: table.held, ordinal: table.held.ordinals[row])
                 }
                 try file.endRun()
-                spilledRows += held.rowCount
+                spilledRows += rows.count
                 if file.runs.count > options.fanIn { try compact(table, file, codec) }
             }
             if releasing {
-                table.held = RowArena(columnCount: held.columnCount)
+                table.held = RowArena(columnCount: table.held.columnCount)
                 table.file?.endWriting()
             } else {
                 table.held.removeAll()
@@ -187,31 +195,30 @@ public final class KeyOrderSorter {
         return made
     }
 
-    /// Row indices by key, ties in arrival order; with `dedupe` only the
-    /// last row of each key. O(n log n).
-    static func sortedRows(_ rows: RowArena, keys: [Int], dedupe: Bool) -> [Int] {
+    /// Row indices by key, ties in arrival order; with `onePerKey` one row
+    /// per key (``RowArena/onePerKey(_:keys:combining:)``, which may append
+    /// combined rows to `rows`). O(n log n).
+    static func sortedRows(_ rows: inout RowArena, keys: [Int], onePerKey: Bool, combining: Bool) -> [Int] {
+        let order = byKey(rows, keys: keys)
+        guard onePerKey, !keys.isEmpty else { return order }
+        return rows.onePerKey(order, keys: keys, combining: combining)
+    }
+
+    /// Row indices by key, ties in arrival order. O(n log n).
+    private static func byKey(_ rows: RowArena, keys: [Int]) -> [Int] {
         var order = Array(0..<rows.rowCount)
         guard !keys.isEmpty else { return order }
         let integers = keys.count == 1 ? integerKeys(rows, column: keys[0]) : nil
-        func compareKeys(_ left: Int, _ right: Int) -> Int {
-            guard let integers else { return rows.compare(row: left, keys, with: right, of: rows) }
-            return integers[left] < integers[right] ? -1 : (integers[left] > integers[right] ? 1 : 0)
-        }
         order.sort { left, right in
-            let comparison = compareKeys(left, right)
+            let comparison: Int
+            if let integers {
+                comparison = integers[left] < integers[right] ? -1 : (integers[left] > integers[right] ? 1 : 0)
+            } else {
+                comparison = rows.compare(row: left, keys, with: right, of: rows)
+            }
             return comparison != 0 ? comparison < 0 : left < right
         }
-        guard dedupe else { return order }
-        var kept: [Int] = []
-        kept.reserveCapacity(order.count)
-        for row in order {
-            if let last = kept.last, compareKeys(last, row) == 0 {
-                kept[kept.count - 1] = row
-            } else {
-                kept.append(row)
-            }
-        }
-        return kept
+        return order
     }
 
     /// Each row's key when every row's key `column` holds an integer (the

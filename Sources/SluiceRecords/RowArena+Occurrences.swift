@@ -1,0 +1,41 @@
+/// Several occurrences of one key in a batch or a sorted run: a record that
+/// comes twice, or a nested object (`friend: {id: 1}`) naming a row that is
+/// also a record of its own.
+extension RowArena {
+    /// One row per key, in key order: `order` is every row sorted by
+    /// `keys`, ties in arrival order. A key that occurs once keeps its row.
+    /// A key that occurs more often gets, when `combining`, a row appended
+    /// to the arena in which each column holds the cell of the last
+    /// occurrence that has one (as an update in a later run would leave the
+    /// stored row: absent fields keep their value, present ones win), and
+    /// otherwise (`replace` mode) its last occurrence. O(rows × columns)
+    /// for the rows combined, O(rows) key comparisons.
+    public mutating func onePerKey(_ order: [Int], keys: [Int], combining: Bool) -> [Int] {
+        var kept: [Int] = []
+        kept.reserveCapacity(order.count)
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count && compare(row: order[start], keys, with: order[end], of: self) == 0 { end += 1 }
+            if end - start == 1 || !combining {
+                kept.append(order[end - 1])
+            } else {
+                kept.append(appendCombining(order[start..<end]))
+            }
+            start = end
+        }
+        return kept
+    }
+
+    /// Appends the row combining `rows` (arrival order) and returns its
+    /// index; its cells point at the bytes the occurrences' cells do.
+    private mutating func appendCombining(_ rows: ArraySlice<Int>) -> Int {
+        var combined = [Cell](repeating: .absent, count: columnCount)
+        for row in rows {
+            for column in 0..<columnCount where self[row, column] != .absent { combined[column] = self[row, column] }
+        }
+        beginRow(ordinal: ordinals[rows[rows.endIndex - 1]])
+        for (column, cell) in combined.enumerated() { set(column, cell) }
+        return rowCount - 1
+    }
+}

@@ -1,0 +1,98 @@
+/// Maps the top-level members of JSON objects to columns discovered as they
+/// appear (no mapping file).
+///
+/// A column's type is decided by the first value seen in it (or by the
+/// table already in the store): integers INTEGER, other numbers REAL,
+/// booleans INTEGER 0/1, strings TEXT, objects and arrays JSON text. Every
+/// later value is converted for that column the same way each run (a number
+/// in a TEXT column is stored as its text, an integer in a REAL column as a
+/// real, a value that does not fit as itself), so that importing the same
+/// records again finds every row unchanged.
+public final class SchemalessMapper: RowMapper {
+    public private(set) var schema: TableSchema
+    private var names: [[UInt8]]
+    /// Whether the key column's type is decided: by the first record that
+    /// has the key, or by the stored table.
+    private var keyTypeKnown = false
+
+    /// A mapper for table `entity` keyed by the member `key`.
+    public init(entity: String, key: String) {
+        schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
+        names = [Array(key.utf8)]
+    }
+
+    public var tableIsReady: Bool { keyTypeKnown }
+
+    /// Takes the stored table's columns and types (the key first, the rest in
+    /// stored order); a stored table without the key column is left to the
+    /// store to refuse.
+    public func adopt(stored: [ColumnSchema]) {
+        guard let key = stored.first(where: { $0.name == schema.columns[0].name }) else { return }
+        schema.columns = [key] + stored.filter { $0.name != key.name }
+        names = schema.columns.map { Array($0.name.utf8) }
+        keyTypeKnown = true
+    }
+
+    public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+        guard !tree.nodes.isEmpty, tree.nodes[0].kind == .object else {
+            throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
+        }
+        for child in tree.children(0) where column(named: tree.name(child)) == nil {
+            schema.columns.append(ColumnSchema(name: String(decoding: tree.name(child), as: UTF8.self), type: Self.type(of: tree, child)))
+            names.append(Array(tree.name(child)))
+        }
+        if !keyTypeKnown, let keyNode = tree.children(0).first(where: { tree.nameEquals($0, names[0]) }) {
+            schema.columns[0].type = tree.nodes[Int(keyNode)].kind == .number ? .integer : .string
+            keyTypeKnown = true
+        }
+        arena.widen(to: schema.columns.count)
+        arena.beginRow(ordinal: ordinal)
+        for child in tree.children(0) {
+            guard let column = column(named: tree.name(child)) else { continue }
+            let rule = ValueRule(type: Self.conversion(of: tree, child, into: schema.columns[column].type, isKey: column == 0))
+            switch ValueConversion.cell(tree, child, rule, into: &arena) {
+            case .success(let cell): arena.set(column, cell)
+            case .failure(let problem):
+                arena.abandonRow()
+                throw RecordError(entity: schema.name, attribute: schema.columns[column].name, message: problem.description)
+            }
+        }
+        let key = arena[arena.rowCount - 1, 0]
+        if key == .absent || key == .null {
+            arena.abandonRow()
+            throw RecordError(entity: schema.name, attribute: schema.columns[0].name, message: "the record has no key value")
+        }
+        return .appended
+    }
+
+    private func column(named name: ArraySlice<UInt8>) -> Int? {
+        names.firstIndex { $0.elementsEqual(name) }
+    }
+
+    /// The column type a first value decides.
+    static func type(of tree: RecordTree, _ node: Int32) -> AttributeType {
+        switch tree.nodes[Int(node)].kind {
+        case .number: return ValueConversion.integer(tree.value(node)) != nil ? .integer : .double
+        case .true, .false: return .boolean
+        case .object, .array: return .json
+        default: return .string
+        }
+    }
+
+    /// How a value is converted for a column of `type`: into the column's
+    /// type where that loses nothing, else as its own kind. The key converts
+    /// into the key's type, or fails with a message naming the value.
+    static func conversion(of tree: RecordTree, _ node: Int32, into type: AttributeType, isKey: Bool) -> AttributeType {
+        if isKey { return type }
+        let own = Self.type(of: tree, node)
+        switch (type, own) {
+        case (.json, _): return .json
+        case (_, .json): return .json
+        case (.string, _): return .string
+        case (.double, .integer), (.double, .double): return .double
+        case (.integer, .boolean), (.boolean, .boolean): return .boolean
+        case (.integer, .integer), (.boolean, .integer): return .integer
+        default: return own
+        }
+    }
+}

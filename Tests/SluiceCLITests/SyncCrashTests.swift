@@ -1,0 +1,146 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// Second runs, resumed runs and zero-config runs of the nightly sync, by
+/// the binary: each must end in the store an uninterrupted run gives.
+@Suite(.serialized) struct SyncCrashTests {
+    let mapping = TestPaths.file("sync.yml", """
+        entities:
+          Event:
+            records: $
+            key: id
+            attributes: {id: integer, kind: string, score: integer}
+            relationships:
+              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
+          Tag:
+            key: name
+            attributes: {name: string}
+        """)
+
+    /// Events with shuffled integer keys from `ids`, two or three tags each.
+    static func events(_ ids: [Int], name: String) -> String {
+        var generator = SplitMix(seed: 7)
+        let lines = ids.shuffled(using: &generator).map { id in
+            #"{"id": \#(id), "kind": "k\#(id % 7)", "score": \#(id * 3), "ratio": \#(Double(id) / 4), "ok": \#(id % 2 == 0), "tags": ["t\#(id % 5)", "u\#(id % 3)"\#(id % 4 == 0 ? #", "v""# : "")]}"#
+        }
+        return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
+    }
+
+    let all = events(Array(1...60_000), name: "all.jsonl")
+    let third = events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")
+    let small = events(Array(1...15_000), name: "small.jsonl")
+
+    func dump(_ store: String, _ tables: [String] = ["Event", "Event_tags", "Tag"]) -> [[[String?]]] {
+        let reader = StoreReader(store)
+        return tables.map { reader.rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") }
+    }
+
+    func statuses(_ store: String) -> [String] {
+        StoreReader(store).rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
+    }
+
+    /// Runs `arguments` and kills the process with SIGKILL once `ready`
+    /// says so (polled every millisecond) or after `timeout` seconds;
+    /// returns whether it was killed before it finished.
+    func killed(_ arguments: [String], timeout: Double = 60, when ready: () -> Bool) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sluice)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline && !ready() { usleep(1_000) }
+        var wasKilled = false
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            wasKilled = true
+        }
+        process.waitUntilExit()
+        return wasKilled && process.terminationReason == .uncaughtSignal
+    }
+
+    /// A kill while the delete-missing sweep has deleted some rows but not
+    /// all, then `--resume --delete-missing`: before the fix the resumed run
+    /// skipped every record, saw no keys, deleted nothing and said
+    /// `completed`.
+    @Test(arguments: ["key", "input"]) func aKillDuringTheSweepResumesToTheSameStore(order: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let base = directory.appendingPathComponent("base.sqlite").path
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, all]).status == 0)
+        let reference = directory.appendingPathComponent("reference.sqlite").path
+        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        let sync = ["import", "--mapping", mapping, "--order", order, "--delete-missing", third]
+        let clean = try runCommand(sluice, sync + ["--into", reference])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let expected = dump(reference)
+        #expect(expected[0].count == 20_000)
+
+        var killedMidSweep = 0
+        for attempt in 0..<4 where killedMidSweep < 2 {
+            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
+            try FileManager.default.copyItem(atPath: base, toPath: store)
+            let wasKilled = try killed(sync + ["--into", store]) { StoreReader(store).count("Event") < 60_000 }
+            let left = StoreReader(store).count("Event")
+            if wasKilled && left > 20_000 && left < 60_000 { killedMidSweep += 1 }
+            let resumed = try runCommand(sluice, sync + ["--into", store, "--resume"])
+            #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
+            #expect(StoreReader(store).value("PRAGMA integrity_check") == "ok")
+            #expect(dump(store) == expected, "attempt \(attempt): killed with \(left) events left, the resumed store differs")
+            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
+            #expect(StoreReader(store).value("SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0")
+        }
+        #expect(killedMidSweep >= 1, "no kill landed inside the sweep")
+    }
+
+    /// Zero-config with integer keys imported twice: before the fix the key
+    /// column was made TEXT from the first guess and the second run failed
+    /// with `UNIQUE constraint failed`.
+    @Test(arguments: ["key", "input"]) func zeroConfigReimportsFindEveryRowUnchanged(order: String) throws {
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("zero.sqlite").path
+        let arguments = ["import", "--into", store, "--entity", "Event", "--key", "id", "--order", order, "--stats-json"]
+        for run in 0..<2 {
+            let stats = TestPaths.temporaryDirectory().appendingPathComponent("stats.json").path
+            let result = try runCommand(sluice, arguments + [stats, third])
+            #expect(result.status == 0, "run \(run): \(result.stderr)")
+            let text = try String(contentsOfFile: stats, encoding: .utf8)
+            let expected = run == 0 ? #""inserted": 20000, "updated": 0, "unchanged": 0"# : #""inserted": 0, "updated": 0, "unchanged": 20000"#
+            #expect(text.contains(expected), "run \(run): \(text)")
+        }
+        let reader = StoreReader(store)
+        let types = reader.rows("SELECT name, type FROM pragma_table_info('Event') ORDER BY cid")
+        #expect(types == [["id", "INTEGER"], ["kind", "TEXT"], ["score", "INTEGER"], ["ratio", "REAL"], ["ok", "INTEGER"], ["tags", "TEXT"]])
+        #expect(reader.value("SELECT typeof(id) || typeof(ratio) FROM Event LIMIT 1") == "integerreal")
+    }
+
+    /// Zero-config killed at 22 points in each order, resumed: the same
+    /// store as an uninterrupted run.
+    @Test(arguments: ["key", "input"]) func zeroConfigKilledAnywhereResumesToTheSameStore(order: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let arguments = ["import", "--entity", "Event", "--key", "id", "--order", order, "--batch-rows", "500", small]
+        let reference = directory.appendingPathComponent("reference.sqlite").path
+        let started = Date()
+        #expect(try runCommand(sluice, arguments + ["--into", reference]).status == 0)
+        let duration = Date().timeIntervalSince(started)
+        let expected = dump(reference, ["Event"])
+        #expect(expected[0].count == 15_000)
+
+        var generator = SplitMix(seed: 11)
+        var killedAfterCommit = 0
+        for attempt in 0..<22 {
+            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
+            let stop = Date().addingTimeInterval(duration * Double.random(in: 0.05...0.95, using: &generator))
+            let wasKilled = try killed(arguments + ["--into", store]) {
+                attempt % 4 == 0 ? StoreReader(store).count("Event") > 0 : Date() >= stop
+            }
+            if wasKilled && StoreReader(store).count("Event") > 0 { killedAfterCommit += 1 }
+            let resumed = try runCommand(sluice, arguments + ["--into", store, "--resume"])
+            #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
+            #expect(dump(store, ["Event"]) == expected, "attempt \(attempt): the resumed store differs")
+            let again = try runCommand(sluice, arguments + ["--into", store])
+            #expect(again.status == 0 && again.stdout.contains("15000"), "attempt \(attempt): \(again.stdout)\(again.stderr)")
+        }
+        #expect(killedAfterCommit >= 3, "only \(killedAfterCommit) kills landed after the first commit")
+    }
+}
