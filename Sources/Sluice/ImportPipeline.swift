@@ -17,7 +17,9 @@ final class ImportPipeline {
     private let startTime = ImportPipeline.now()
     private let progress: (@Sendable (ImportProgress) -> Void)?
     private var storeWorker: Worker?
-    let cancelled = Flag()
+    /// Set by the caller's cancellation or by ``cancel()``; every phase
+    /// checks it between batches.
+    let cancelled: Flag
     private let runID: Int64
     private var runRecorded = false
 
@@ -59,8 +61,9 @@ final class ImportPipeline {
     init(
         compiled: CompiledMapping, storePath: String, options: ImportOptions,
         inputs: [(name: String, identity: InputIdentity?)], expectedBytes: Int64?,
-        progress: (@Sendable (ImportProgress) -> Void)?
+        progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag = Flag()
     ) throws(ImportError) {
+        cancelled = cancellation
         self.compiled = compiled
         self.storePath = storePath
         self.expectedBytes = expectedBytes
@@ -274,8 +277,13 @@ final class ImportPipeline {
             }
             try store.stopTrackingSeenKeys()
         } catch {
-            record(failure: .store(error))
-            throw .store(error)
+            let failure: ImportError = cancelled.isSet ? .cancelled : .store(error)
+            record(failure: failure)
+            throw failure
+        }
+        if cancelled.isSet {
+            record(failure: .cancelled)
+            throw .cancelled
         }
         for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
         var report = makeReport()

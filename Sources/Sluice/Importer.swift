@@ -61,6 +61,16 @@ public struct Importer: Sendable {
         try runBlocking(inputs: inputs, progress: progress, cancellation: Flag())
     }
 
+    /// Imports `inputs` like ``runBlocking(inputs:progress:)``, stopping
+    /// when `cancellation` is cancelled (from any thread): the open
+    /// transaction rolls back, the run is recorded as cancelled, and the call
+    /// throws ``ImportError/cancelled``.
+    public func runBlocking(
+        inputs: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil, cancellation: ImportCancellation
+    ) throws(ImportError) -> ImportReport {
+        try runBlocking(inputs: inputs, progress: progress, cancellation: cancellation.flag)
+    }
+
     /// Imports `inputs` from async code on a thread of its own. Cancelling
     /// the task stops the import: the batch being written rolls back, the
     /// batches committed before stay, and the call throws
@@ -129,14 +139,13 @@ public struct Importer: Sendable {
         }
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, options: options, inputs: identities, expectedBytes: expected,
-            progress: progress)
+            progress: progress, cancellation: cancellation)
         do throws(ImportError) {
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
                 let reader = ReadAhead(source, chunkSize: options.chunkSize)
                 defer { reader.stop() }
                 while true {
-                    if cancellation.isSet { pipeline.cancel() }
                     let chunk: (bytes: UnsafeRawBufferPointer, consumed: Int64)
                     do { chunk = try reader.next() } catch { throw ImportError.input(error) }
                     if chunk.bytes.isEmpty { break }

@@ -135,12 +135,19 @@ struct ImportCommand: ParsableCommand {
         options.limits.maxFieldBytes = maxFieldBytes
         options.limits.maxFields = maxFields
         let report: ImportReport
+        let interruption = Interruption()
         do {
             let importer = try makeImporter(options)
             let meter = ProgressMeter(enabled: isatty(2) != 0)
-            report = try importer.runBlocking(inputs: inputs, progress: meter.show)
-            meter.clear()
+            defer { meter.clear() }
+            report = try importer.runBlocking(inputs: inputs, progress: meter.show, cancellation: interruption.cancellation)
         } catch {
+            if case .cancelled = error, let signal = interruption.receivedSignal {
+                printError(
+                    "sluice: stopped by \(Interruption.name(of: signal)): the open transaction was rolled back, what was committed before it "
+                        + "is kept and the run is recorded as cancelled; run the same command with --resume to continue")
+                throw ExitCode(Interruption.exitCode(for: signal))
+            }
             throw fail(error)
         }
         print(Summary.text(report))

@@ -1,0 +1,66 @@
+import Dispatch
+import Sluice
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns SIGINT and SIGTERM into a cancellation of the running import
+/// instead of an abrupt death: the signals are ignored by the process and
+/// read on a dispatch queue, where the handler may do anything.
+final class Interruption: @unchecked Sendable {
+    let cancellation = ImportCancellation()
+    private var sources: [DispatchSourceSignal] = []
+    private let received = FirstSignal()
+
+    /// Starts watching; the watch ends when the value goes away.
+    init() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [cancellation, received] in
+                received.record(number)
+                cancellation.cancel()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+
+    /// The first signal received, if any.
+    var receivedSignal: Int32? { received.number }
+
+    /// The conventional exit code for a process stopped by `signal`: 128 + its number.
+    static func exitCode(for signal: Int32) -> Int32 { 128 + signal }
+
+    /// The signal's name, for the message.
+    static func name(of signal: Int32) -> String { signal == SIGTERM ? "SIGTERM" : "SIGINT" }
+}
+
+/// The first signal number recorded, shared between the signal queue and
+/// the main thread.
+final class FirstSignal: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var value: Int32?
+
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func record(_ signal: Int32) {
+        pthread_mutex_lock(&mutex)
+        if value == nil { value = signal }
+        pthread_mutex_unlock(&mutex)
+    }
+
+    var number: Int32? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return value
+    }
+}
