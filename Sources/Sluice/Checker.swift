@@ -47,5 +47,5 @@ public enum Checker {
 
 /// A sink for checks: there are no record paths, so it is never called.
 private final class DiscardingSink: RecordSink {
-    func record(_ tree: RecordTree, entities: [Int], ordinal: Int) throws {}
+    func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {}
 }

@@ -54,9 +54,26 @@ public final class Batcher: RecordSink {
     /// Whether no rows are waiting.
     public var isEmpty: Bool { rows == 0 }
 
-    public func record(_ tree: RecordTree, entities: [Int], ordinal: Int) throws {
-        for entity in entities { _ = try append(entity, tree, root: 0, ordinal: ordinal, depth: 0) }
+    public func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
+        for entity in entities {
+            if deleting.contains(entity) || mappers[entity].deletes(tree, root: 0) {
+                try appendDeletion(entity, tree, ordinal: ordinal)
+            } else {
+                _ = try append(entity, tree, root: 0, ordinal: ordinal, depth: 0)
+            }
+        }
         if rows >= limits.maxRows || bytes >= limits.maxBytes { try onFull(self) }
+    }
+
+    /// Appends a deletion of the record's key to `entity`'s rows; its
+    /// relationships are not followed (the store removes its links).
+    private func appendDeletion(_ entity: Int, _ tree: RecordTree, ordinal: Int) throws {
+        var arena = take(entity)
+        let before = arena.byteSize
+        let outcome = try mappers[entity].appendDeletion(tree, root: 0, ordinal: ordinal, into: &arena)
+        bytes += arena.byteSize - before
+        arenas[entity] = arena
+        if outcome == .appended { rows += 1 } else { skipped[entity] += 1 }
     }
 
     /// Maps the object at `root` into `entity`'s rows, then follows its

@@ -27,6 +27,9 @@ public struct RowArena: Sendable {
     public private(set) var columnCount: Int
     /// Each row's record ordinal in its input (for last-wins and messages).
     public private(set) var ordinals: [Int] = []
+    /// The rows that delete their key instead of writing it (a change
+    /// file's deletions): only their key cells count. Empty in most runs.
+    public private(set) var deletions: Set<Int> = []
 
     /// An empty arena of `columnCount` columns.
     public init(columnCount: Int) {
@@ -46,6 +49,12 @@ public struct RowArena: Sendable {
         for _ in 0..<columnCount { cells.append(.absent) }
         ordinals.append(ordinal)
     }
+
+    /// Makes the row being built a deletion of its key.
+    public mutating func markDeletion() { deletions.insert(rowCount - 1) }
+
+    /// Whether row `row` deletes its key. O(1).
+    @inlinable public func isDeletion(_ row: Int) -> Bool { !deletions.isEmpty && deletions.contains(row) }
 
     /// Sets `column` of the row being built.
     public mutating func set(_ column: Int, _ cell: Cell) {
@@ -118,12 +127,14 @@ public struct RowArena: Sendable {
             cells.append(contentsOf: repeatElement(.absent, count: columnCount - other.columnCount))
         }
         ordinals.append(ordinal)
+        if other.isDeletion(row) { deletions.insert(rowCount - 1) }
     }
 
     /// Drops the row being built (its text bytes stay until ``removeAll()``).
     public mutating func abandonRow() {
         cells.removeLast(columnCount)
         ordinals.removeLast()
+        deletions.remove(rowCount)
     }
 
     /// Adds columns, padding every existing row with `.absent`. O(cells).
@@ -161,5 +172,6 @@ public struct RowArena: Sendable {
         cells.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
         ordinals.removeAll(keepingCapacity: true)
+        deletions.removeAll()
     }
 }

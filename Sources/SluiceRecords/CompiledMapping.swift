@@ -7,6 +7,8 @@ public struct CompiledMapping {
         public var path: RecordPath
         /// Indices into ``mappers``.
         public var entities: [Int]
+        /// Those of ``entities`` whose records here delete their key.
+        public var deleting: [Int] = []
     }
 
     /// The routes, one per distinct record path.
@@ -40,13 +42,14 @@ public struct CompiledMapping {
         routes = []
         mappers = []
         for (index, entity) in mapping.entities.enumerated() {
-            for text in entity.records {
+            for (text, deletes) in entity.records.map({ ($0, false) }) + entity.deleteRecords.map({ ($0, true) }) {
                 guard case .success(let path) = RecordPath.parse(text) else { continue }
-                if let existing = routes.firstIndex(where: { $0.path == path }) {
-                    routes[existing].entities.append(index)
-                } else {
-                    routes.append(Route(path: path, entities: [index]))
-                }
+                let route = routes.firstIndex { $0.path == path } ?? {
+                    routes.append(Route(path: path, entities: []))
+                    return routes.count - 1
+                }()
+                routes[route].entities.append(index)
+                if deletes { routes[route].deleting.append(index) }
             }
             let kind = Self.documentKind(of: entity, in: mapping)
             mappers.append(Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
@@ -166,8 +169,10 @@ public struct CompiledMapping {
             derivedKey = columns.count - 1
             keys = [columns.count - 1]
         }
-        let filters = entity.filter.compactMap { condition in
-            (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
+        func compiled(_ conditions: [FilterCondition]) -> [EntityMapper.Filter] {
+            conditions.compactMap { condition in
+                (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
+            }
         }
         var schema = TableSchema(name: entity.name, columns: columns, keyColumns: keys)
         schema.references = references
@@ -182,7 +187,8 @@ public struct CompiledMapping {
         schema.deleteScopeParent = entity.deleteScopeParent.flatMap { name in references.first { $0.name == name } }
         return EntityMapper(
             schema: schema, attributes: attributes,
-            filters: filters, missingKey: entity.missingKey, kind: kind, hooks: hooks, derivedKey: derivedKey)
+            filters: compiled(entity.filter), deleteWhen: compiled(entity.deleteWhen), missingKey: entity.missingKey, kind: kind,
+            hooks: hooks, derivedKey: derivedKey)
     }
 
     /// The source paths of `attribute`: its own, or the field named like it
@@ -229,7 +235,13 @@ public struct CompiledMapping {
                 problems.append(.init(line: entity.line, message: "\(context) has no `records` path and no relationship leads to it"))
             }
             var kinds: Set<DocumentKind> = []
-            for text in entity.records {
+            for text in entity.deleteRecords where entity.records.contains(text) {
+                problems.append(.init(line: entity.line, message: "\(context): `\(text)` is in both records and delete-records"))
+            }
+            if (!entity.deleteRecords.isEmpty || !entity.deleteWhen.isEmpty) && entity.key.isEmpty {
+                problems.append(.init(line: entity.line, message: "\(context): delete-records and delete-when need a key"))
+            }
+            for text in entity.records + entity.deleteRecords {
                 switch RecordPath.parse(text) {
                 case .success(let path):
                     kinds.insert(path.kind)
@@ -329,9 +341,11 @@ public struct CompiledMapping {
             if entity.deleteMissing == true && entity.key.isEmpty {
                 problems.append(.init(line: entity.line, message: "\(context): delete-missing needs a key"))
             }
-            for condition in entity.filter {
-                if case .failure(let problem) = FieldPath.parse(condition.path, kind: kind) {
-                    problems.append(.init(line: entity.line, message: "\(context): filter: \(problem)"))
+            for (setting, conditions) in [("filter", entity.filter), ("delete-when", entity.deleteWhen)] {
+                for condition in conditions {
+                    if case .failure(let problem) = FieldPath.parse(condition.path, kind: kind) {
+                        problems.append(.init(line: entity.line, message: "\(context): \(setting): \(problem)"))
+                    }
                 }
             }
             if entity.attributes.count > maxAttributes {

@@ -106,6 +106,8 @@ private struct MappingReader {
             case "delete-missing":
                 if let flag = value.bool { entity.deleteMissing = flag } else { problem(value, "entity `\(name)`: `delete-missing` is true or false") }
             case "delete-scope": entity.deleteScope = filter(value, "entity `\(name)`: `delete-scope`")
+            case "delete-records": entity.deleteRecords = strings(value, "entity `\(name)`: `delete-records`")
+            case "delete-when": entity.deleteWhen = filter(value, "entity `\(name)`: `delete-when`")
             case "delete-scope-parent":
                 if let parent = value.string { entity.deleteScopeParent = parent } else { problem(value, "entity `\(name)`: `delete-scope-parent` names a to-one relationship") }
             case "relationships":
@@ -123,7 +125,7 @@ private struct MappingReader {
                     entity.attributes.append(attribute(entity: name, attributeName, spec))
                 }
             default:
-                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, delete-scope-parent, attributes, relationships)")
+                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, delete-scope-parent, delete-records, delete-when, attributes, relationships)")
             }
         }
         if !keyGiven { problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)") }

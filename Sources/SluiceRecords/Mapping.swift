@@ -149,6 +149,13 @@ public struct EntityMapping: Sendable, Equatable {
     /// this name points at a record the run imported (children of imported
     /// parents).
     public var deleteScopeParent: String?
+    /// Record paths whose records delete their key (and the links from it)
+    /// instead of writing it: a change file's deletions (osmChange's
+    /// `<delete>` blocks).
+    public var deleteRecords: [String] = []
+    /// Conditions under which a record deletes its key instead of writing
+    /// it (a `deleted: true` or `op: d` member, a tombstone); all must hold.
+    public var deleteWhen: [FilterCondition] = []
     /// Links to other entities.
     public var relationships: [RelationshipMapping] = []
     /// The attributes, in column order.

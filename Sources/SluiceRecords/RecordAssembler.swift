@@ -3,9 +3,10 @@ import SluiceParsers
 /// Receives each complete record.
 public protocol RecordSink: AnyObject {
     /// `tree` holds the record (valid during the call only); `entities` are
-    /// the mapper indices its path routes to; `ordinal` is its 1-based number
-    /// in the input.
-    func record(_ tree: RecordTree, entities: [Int], ordinal: Int) throws
+    /// the mapper indices its path routes to, `deleting` those of them for
+    /// which records at this path delete their key; `ordinal` is its
+    /// 1-based number in the input.
+    func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws
 }
 
 /// Limits that keep one record, or one document, from taking unbounded
@@ -246,7 +247,7 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         let route = recordRoute
         recordRoute = -1
         guard recordCount > skipThrough else { return }
-        try sink.record(tree, entities: routes[route].entities, ordinal: recordCount)
+        try sink.record(tree, entities: routes[route].entities, deleting: routes[route].deleting, ordinal: recordCount)
     }
 
     private func checkDepth(_ depth: Int) throws {

@@ -8,8 +8,11 @@ extension RowArena {
     /// to the arena in which each column holds the cell of the last
     /// occurrence that has one (as an update in a later run would leave the
     /// stored row: absent fields keep their value, present ones win), and
-    /// otherwise (`replace` mode) its last occurrence. O(rows × columns)
-    /// for the rows combined, O(rows) key comparisons.
+    /// otherwise (`replace` mode) its last occurrence. A deletion ends what
+    /// came before it: a key whose occurrences include deletions keeps the
+    /// last of them, then the row of the occurrences after it, if any (at
+    /// most two rows a key, the deletion first). O(rows × columns) for the
+    /// rows combined, O(rows) key comparisons.
     public mutating func onePerKey(_ order: [Int], keys: [Int], combining: Bool) -> [Int] {
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
@@ -17,10 +20,15 @@ extension RowArena {
         while start < order.count {
             var end = start + 1
             while end < order.count && compare(row: order[start], keys, with: order[end], of: self) == 0 { end += 1 }
-            if end - start == 1 || !combining {
-                kept.append(order[end - 1])
-            } else {
-                kept.append(appendCombining(order[start..<end]))
+            var occurrences = order[start..<end]
+            if !deletions.isEmpty, let deletion = occurrences.lastIndex(where: { isDeletion($0) }) {
+                kept.append(order[deletion])
+                occurrences = order[(deletion + 1)..<end]
+            }
+            if occurrences.count == 1 || (!occurrences.isEmpty && !combining) {
+                kept.append(occurrences[occurrences.endIndex - 1])
+            } else if !occurrences.isEmpty {
+                kept.append(appendCombining(occurrences))
             }
             start = end
         }

@@ -20,11 +20,22 @@ public protocol RowMapper: AnyObject {
     /// Takes the columns of the table already in the store, so that a
     /// repeated import reads its records into the same columns and types.
     func adopt(stored: [ColumnSchema])
+
+    /// Whether the record at `root` deletes its key (the entity's
+    /// `delete-when` conditions all hold).
+    func deletes(_ tree: RecordTree, root: Int32) -> Bool
+
+    /// Appends a deletion of the key of the record at `root`: a row with
+    /// its key cells only, marked ``RowArena/markDeletion()``. Filters and
+    /// hooks do not apply; a missing key is an error or a skip as for
+    /// other records. O(key sources).
+    func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
 }
 
 extension RowMapper {
     public var tableIsReady: Bool { true }
     public func adopt(stored: [ColumnSchema]) {}
+    public func deletes(_ tree: RecordTree, root: Int32) -> Bool { false }
 }
 
 /// One relationship as the batcher follows it.
@@ -132,6 +143,8 @@ public final class EntityMapper: RowMapper {
     public internal(set) var relations: [Relation] = []
     let attributes: [Attribute]
     let filters: [Filter]
+    /// The `delete-when` conditions; empty when records never delete.
+    let deleteWhen: [Filter]
     let missingKey: MissingKeyPolicy
     let kind: DocumentKind
     let hooks: EntityHooks
@@ -153,13 +166,14 @@ public final class EntityMapper: RowMapper {
     private let sourceStarts: [Int]
 
     init(
-        schema: TableSchema, attributes: [Attribute], filters: [Filter], missingKey: MissingKeyPolicy,
+        schema: TableSchema, attributes: [Attribute], filters: [Filter], deleteWhen: [Filter] = [], missingKey: MissingKeyPolicy,
         kind: DocumentKind, hooks: EntityHooks, derivedKey: Int? = nil
     ) {
         self.derivedKey = derivedKey
         self.schema = schema
         self.attributes = attributes
         self.filters = filters
+        self.deleteWhen = deleteWhen
         self.missingKey = missingKey
         self.kind = kind
         self.hooks = hooks
@@ -177,6 +191,27 @@ public final class EntityMapper: RowMapper {
         self.direct = direct
         self.sourceFields = sourceFields
         self.sourceStarts = sourceStarts
+    }
+
+    public func deletes(_ tree: RecordTree, root: Int32) -> Bool {
+        !deleteWhen.isEmpty && deleteWhen.allSatisfy { Self.passes(tree, root, $0) }
+    }
+
+    public func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+        arena.beginRow(ordinal: ordinal)
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: direct.count) { found throws(RecordError) in
+            direct.find(in: tree, root: root, into: found)
+            for column in schema.keyColumns { try appendCell(column, tree, root: root, found: found, into: &arena) }
+        }
+        for column in schema.keyColumns {
+            let key = arena[arena.rowCount - 1, column]
+            guard key == .absent || key == .null else { continue }
+            arena.abandonRow()
+            if missingKey == .skip { return .missingKey }
+            throw RecordError(entity: schema.name, attribute: schema.columns[column].name, message: "the deletion has no key value")
+        }
+        arena.markDeletion()
+        return .appended
     }
 
     public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {

@@ -65,6 +65,11 @@ public final class SchemalessMapper: RowMapper {
         return .appended
     }
 
+    /// Zero-config records never delete: there is no mapping to say when.
+    public func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+        throw RecordError(entity: schema.name, attribute: nil, message: "an import without a mapping cannot delete records")
+    }
+
     private func column(named name: ArraySlice<UInt8>) -> Int? {
         names.firstIndex { $0.elementsEqual(name) }
     }

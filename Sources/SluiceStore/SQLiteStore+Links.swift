@@ -82,6 +82,8 @@ extension SQLiteStore {
                     stillLinked[LinkValue.key(rows, source.row, width)] = Set(source.kept.map { LinkValue(rows, rows[$0, width]) })
                 }
                 if stored[index] == .same { continue }
+                // A source deleted later in the run keeps no links.
+                if try !sourceStands(rows, source.row, link, bytes) { continue }
                 if source.unlink && stored[index] != .none {
                     sqlite3_reset(delete)
                     for column in 0..<width { bind(delete, Int32(column + 1), rows[source.row, column], bytes) }

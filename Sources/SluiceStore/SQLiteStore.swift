@@ -17,6 +17,8 @@ public final class SQLiteStore: RecordStore {
     /// The tables whose keys this run records as seen (see
     /// ``startTrackingSeenKeys(_:resuming:)``).
     var seenTracked: Set<String> = []
+    /// The link tables, as ``prepare(_:links:)`` made them.
+    var linkSchemas: [LinkSchema] = []
     /// Cached stub inserts, by target table.
     var stubStatements: [String: OpaquePointer] = [:]
     private var checkpointStatement: OpaquePointer?
@@ -40,6 +42,13 @@ public final class SQLiteStore: RecordStore {
         var greatest: OpaquePointer?
         var writes: [WriteKey: OpaquePointer] = [:]
         var seen: OpaquePointer?
+        /// Deletes a row by key, then the links from it (change files).
+        var deleteByKey: [SQLiteStatement] = []
+        /// Whether this run deleted rows of the table by key: its link rows
+        /// are then written only for sources still stored.
+        var deletedByKey = false
+        /// Whether a key is stored (``sourceStands(_:_:_:_:)``).
+        var sourceExists: SQLiteStatement?
 
         init(schema: TableSchema) { self.schema = schema }
 
@@ -52,6 +61,8 @@ public final class SQLiteStore: RecordStore {
             writes = [:]
             sqlite3_finalize(seen)
             seen = nil
+            deleteByKey = []
+            sourceExists = nil
         }
     }
 
@@ -133,6 +144,7 @@ public final class SQLiteStore: RecordStore {
         do throws(StoreError) {
             for schema in schemas { try ensureTable(schema) }
             for link in links { try ensureLinkTable(link) }
+            linkSchemas = links
             try connection.execute("COMMIT", "committing the schema")
         } catch {
             _ = try? connection.execute("ROLLBACK", "rolling back the schema")
@@ -278,7 +290,17 @@ public final class SQLiteStore: RecordStore {
         let mode = table.schema.mode ?? options.mode
         // Copied only when a key occurs more than once and a combined row is added.
         var rows = batchRows
-        let order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.onePerKey(&rows, keyColumns: keys, mode: mode)
+        var order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.onePerKey(&rows, keyColumns: keys, mode: mode)
+        var counts = EntityCounts()
+        if !rows.deletions.isEmpty {
+            // Deletions go first: a key deleted and written again in the
+            // batch is then written as new.
+            let deletions = order.filter { rows.isDeletion($0) }
+            order.removeAll { rows.isDeletion($0) }
+            counts.deleted = try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+                try deleteKeys(rows, deletions, bytes, table)
+            }
+        }
         var status = [RowStatus](repeating: .new, count: order.count)
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             if !keys.isEmpty, let first = order.first, !(try followsStoredKeys(rows, first, bytes, table)) {
@@ -290,7 +312,6 @@ public final class SQLiteStore: RecordStore {
             try write(rows, order, bytes, table, mode, status)
             if seenTracked.contains(table.schema.name) { try markSeen(rows, order, bytes, table) }
         }
-        var counts = EntityCounts()
         for state in status {
             switch state {
             case .new: counts.inserted += 1

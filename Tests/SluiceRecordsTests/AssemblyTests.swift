@@ -13,7 +13,7 @@ final class Collector: RecordSink {
         arenas = mapping.mappers.map { RowArena(columnCount: $0.schema.columns.count) }
     }
 
-    func record(_ tree: RecordTree, entities: [Int], ordinal: Int) throws {
+    func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
         routed.append(entities)
         for entity in entities { _ = try mappers[entity].appendRow(tree, root: 0, ordinal: ordinal, into: &arenas[entity]) }
     }

@@ -1,18 +1,19 @@
 import SluiceRecords
 
 /// The byte form of one row in a run file:
-/// `varint(length) varint(ordinal) varint(cells) cell…`, each cell a tag byte
+/// `varint(length) varint(ordinal) varint(cells << 1 | deletes) cell…`, each cell a tag byte
 /// (0 absent, 1 null, 2 integer, 3 real, 4 text, 5 blob) then its value:
 /// a zigzag varint, 8 little-endian bytes, or a varint length and the bytes.
 enum RowCoding {
     /// Appends row `row` of `rows`, as record `ordinal`, to `out`.
     /// O(columns + text), no allocation once `out` has grown.
     static func append(row: Int, of rows: RowArena, ordinal: Int, to out: inout [UInt8]) {
-        var length = varintSize(UInt64(ordinal)) + varintSize(UInt64(rows.columnCount))
+        let header = UInt64(rows.columnCount) << 1 | (rows.isDeletion(row) ? 1 : 0)
+        var length = varintSize(UInt64(ordinal)) + varintSize(header)
         for column in 0..<rows.columnCount { length += cellSize(rows[row, column]) }
         appendVarint(UInt64(length), to: &out)
         appendVarint(UInt64(ordinal), to: &out)
-        appendVarint(UInt64(rows.columnCount), to: &out)
+        appendVarint(header, to: &out)
         rows.bytes.withUnsafeBufferPointer { text in
             for column in 0..<rows.columnCount {
                 switch rows[row, column] {
@@ -37,10 +38,12 @@ enum RowCoding {
     /// encoded ones are absent. Returns false when the bytes are malformed.
     static func decode(_ body: UnsafeRawBufferPointer, into rows: inout RowArena) -> Bool {
         var position = 0
-        guard let ordinal = readVarint(body, &position), let count = readVarint(body, &position),
-            Int(count) <= rows.columnCount
+        guard let ordinal = readVarint(body, &position), let header = readVarint(body, &position),
+            Int(header >> 1) <= rows.columnCount
         else { return false }
+        let count = header >> 1
         rows.beginRow(ordinal: Int(ordinal))
+        if header & 1 == 1 { rows.markDeletion() }
         for column in 0..<Int(count) {
             guard position < body.count else { return false }
             let tag = body[position]
