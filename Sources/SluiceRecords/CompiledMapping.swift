@@ -82,6 +82,7 @@ public struct CompiledMapping {
                         targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
                         missing: relationship.missing, choices: Self.linkTargets(relationship, mappers: mappers, in: mapping),
                         attributeColumns: relationship.attributes.map { ColumnSchema(name: $0.name, type: $0.type) }))
+                    links[links.count - 1].missingIsExplicit = relationship.missingIsExplicit
                     link = links.count - 1
                 }
                 var relation = Relation(

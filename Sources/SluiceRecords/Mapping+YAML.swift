@@ -205,6 +205,7 @@ private struct MappingReader {
             case "missing":
                 if let policy = MissingTargetPolicy(rawValue: value.string ?? "") {
                     relationship.missing = policy
+                    relationship.missingIsExplicit = true
                 } else {
                     problem(value, "\(context): `missing` is dangling, stub or error")
                 }

@@ -251,6 +251,9 @@ public struct RelationshipMapping: Sendable, Equatable {
     public var rule: LinkRule
     /// Links to targets that are not stored.
     public var missing: MissingTargetPolicy
+    /// Whether the mapping says `missing:` (a link to a target row its
+    /// entity's mode skipped is written only then).
+    public var missingIsExplicit = false
     /// For a target entity without a key: whether a parent's nested object
     /// updates the one linked before or is always a new row.
     public var keyless: KeylessRule?

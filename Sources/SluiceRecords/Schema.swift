@@ -102,6 +102,10 @@ public struct LinkSchema: Sendable, Equatable {
     public var rule: LinkRule
     /// What a key with no target row means.
     public var missing: MissingTargetPolicy
+    /// Whether the mapping says `missing:`; when it does not, and the
+    /// target entity's mode is `update-only`, a link is written only to a
+    /// target row that is stored (the mode skipped the others).
+    public var missingIsExplicit = false
 
     /// When items name their target's entity: the entities, by item value,
     /// and the entity of each link is stored in column `target_entity`.

@@ -40,16 +40,24 @@ extension SQLiteStore {
     /// deleted later in the run, keeps no links). True otherwise, with no
     /// look-up.
     func sourceStands(_ rows: RowArena, _ row: Int, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Bool {
-        guard let source = tables[link.sourceTable], source.deletedByKey else { return true }
-        if source.sourceExists == nil {
-            let match = link.sourceKeys.enumerated().map { "\(quoted($0.element)) = ?\($0.offset + 1)" }
-            source.sourceExists = try SQLiteStatement(
-                connection, "SELECT 1 FROM \(quoted(link.sourceTable)) WHERE \(match.joined(separator: " AND "))",
-                "preparing the source check of \(quoted(link.name))")
+        guard tables[link.sourceTable]?.deletedByKey == true else { return true }
+        return try stores(link.sourceTable, rows, row, cells: 0..<link.sourceColumns.count, bytes)
+    }
+
+    /// Whether table `name` stores the key held by `cells` of row `row` (its
+    /// key columns' values, in order). One descent of the key's index.
+    func stores(
+        _ name: String, _ rows: RowArena, _ row: Int, cells: Range<Int>, _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(StoreError) -> Bool {
+        guard let table = tables[name], table.schema.keyColumns.count == cells.count else { return false }
+        if table.keyExists == nil {
+            let match = table.schema.keyColumns.enumerated().map { "\(quoted(table.schema.columns[$0.element].name)) = ?\($0.offset + 1)" }
+            table.keyExists = try SQLiteStatement(
+                connection, "SELECT 1 FROM \(quoted(name)) WHERE \(match.joined(separator: " AND "))", "preparing the key check of \(quoted(name))")
         }
-        guard let statement = source.sourceExists else { return true }
+        guard let statement = table.keyExists else { return false }
         statement.reset()
-        for column in 0..<link.sourceColumns.count { bind(statement.handle, Int32(column + 1), rows[row, column], bytes) }
-        return try statement.step("checking the source of \(quoted(link.name))")
+        for (position, cell) in cells.enumerated() { bind(statement.handle, Int32(position + 1), rows[row, cell], bytes) }
+        return try statement.step("looking for a key in \(quoted(name))")
     }
 }

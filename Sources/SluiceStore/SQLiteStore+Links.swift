@@ -73,6 +73,10 @@ extension SQLiteStore {
         let insert = try connection.prepare(insertSQL, "preparing link inserts")
         defer { sqlite3_finalize(insert) }
         let width = link.sourceColumns.count
+        // A target entity in update-only mode skips new keys: unless the
+        // mapping says what a missing target means, link stored rows only.
+        let storedTargetsOnly = !link.missingIsExplicit && link.choices.isEmpty
+            && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
         // Each target is stubbed once per batch (tags repeat across sources).
         var stubbed: [String: Set<LinkValue>] = [:]
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
@@ -91,6 +95,7 @@ extension SQLiteStore {
                     if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
                 }
                 for row in source.kept {
+                    if storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
                     sqlite3_reset(insert)
                     for column in 0..<link.columnCount { bind(insert, Int32(column + 1), rows[row, column], bytes) }
                     let code = sqlite3_step(insert)

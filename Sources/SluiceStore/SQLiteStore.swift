@@ -47,8 +47,8 @@ public final class SQLiteStore: RecordStore {
         /// Whether this run deleted rows of the table by key: its link rows
         /// are then written only for sources still stored.
         var deletedByKey = false
-        /// Whether a key is stored (``sourceStands(_:_:_:_:)``).
-        var sourceExists: SQLiteStatement?
+        /// Whether a key is stored (``stores(_:_:_:cells:_:)``).
+        var keyExists: SQLiteStatement?
 
         init(schema: TableSchema) { self.schema = schema }
 
@@ -62,7 +62,7 @@ public final class SQLiteStore: RecordStore {
             sqlite3_finalize(seen)
             seen = nil
             deleteByKey = []
-            sourceExists = nil
+            keyExists = nil
         }
     }
 
