@@ -263,7 +263,7 @@ final class ImportPipeline {
             record(failure: .cancelled)
             throw .cancelled
         }
-        var warnings: [String] = []
+        var warnings = store.migrations
         do {
             for (entity, mapper) in compiled.mappers.enumerated()
             where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {

@@ -17,6 +17,9 @@ public final class SQLiteStore: RecordStore {
     /// The tables whose keys this run records as seen (see
     /// ``startTrackingSeenKeys(_:resuming:)``).
     var seenTracked: Set<String> = []
+    /// What ``prepare(_:links:)`` changed in existing tables to follow the
+    /// mapping (column types migrated), one line each.
+    public private(set) var migrations: [String] = []
     /// The link tables, as ``prepare(_:links:)`` made them.
     var linkSchemas: [LinkSchema] = []
     /// Cached stub inserts, by target table.
@@ -195,6 +198,9 @@ public final class SQLiteStore: RecordStore {
                     path: connection.path, action: action,
                     message: "the existing table has no column \(quoted(schema.columns[index].name)) for the key", code: 0)
             }
+            let stored = try storedColumnInfo(schema.name)
+            try checkKey(schema, stored)
+            if let migration = try migrateTypes(schema, stored) { migrations.append(migration) }
             for column in schema.columns where !known.contains(column.name.lowercased()) {
                 try connection.execute(
                     "ALTER TABLE \(quoted(schema.name)) ADD COLUMN \(columnDefinition(column, key: 0))",
@@ -218,7 +224,7 @@ public final class SQLiteStore: RecordStore {
 
     /// A column's definition; `key` is the number of key columns when it is
     /// one of them (a lone integer key becomes the rowid), else 0.
-    private func columnDefinition(_ column: ColumnSchema, key: Int) -> String {
+    func columnDefinition(_ column: ColumnSchema, key: Int) -> String {
         var text = "\(quoted(column.name)) \(column.type.sqlType)"
         if key == 1 { text += column.type == .integer ? " PRIMARY KEY" : " PRIMARY KEY NOT NULL" }
         if key > 1 { text += " NOT NULL" }
