@@ -166,7 +166,7 @@ private struct MappingReader {
                 if let unit = EpochUnit(rawValue: value.string ?? "") {
                     attribute.epoch = unit
                 } else {
-                    problem(value, "\(context): `epoch` is `seconds`, `milliseconds` or `auto`")
+                    problem(value, "\(context): `epoch` is `seconds`, `milliseconds`, `microseconds`, `nanoseconds` or `auto`")
                 }
             case "invalid":
                 let policy = Self.isNull(value) ? "null" : (value.string ?? "")

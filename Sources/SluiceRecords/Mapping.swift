@@ -37,9 +37,25 @@ public enum EpochUnit: String, Sendable {
     case seconds
     /// Milliseconds.
     case milliseconds
-    /// Milliseconds when the integer part has 12 or more digits (after
-    /// 1973-03-03 in milliseconds, after year 5138 in seconds), else seconds.
+    /// Microseconds.
+    case microseconds
+    /// Nanoseconds.
+    case nanoseconds
+    /// Decided by the digits of the integer part, which for dates since
+    /// 1973 (and before year 5138) tell the unit: up to 11 seconds, 12 to 14
+    /// milliseconds, 15 to 17 microseconds, 18 or more nanoseconds
+    /// (1441888808000000 is 2015-09-10 12:40:08 UTC).
     case auto
+
+    /// The unit `auto` takes for an integer part of `digits` digits.
+    static func byDigits(_ digits: Int) -> EpochUnit {
+        switch digits {
+        case ...11: return .seconds
+        case 12...14: return .milliseconds
+        case 15...17: return .microseconds
+        default: return .nanoseconds
+        }
+    }
 }
 
 /// How an entity's rows are written.

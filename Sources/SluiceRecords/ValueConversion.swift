@@ -113,6 +113,9 @@ enum ValueConversion {
             if let moment = date(bare, isNumber: isNumber, rule), DateText.isWritable(moment) {
                 return .success(arena.text(DateText.format(moment)))
             }
+            if isNumber || isEpochText(bare) {
+                return .failure(problem("a date as epoch \(epochUnit(bare, rule).rawValue) from year 0 to 9999", text))
+            }
             return .failure(problem(rule.patterns.isEmpty ? "an ISO-8601 date" : "a date as \(rule.patterns.map(\.text))", text))
         }
     }
@@ -124,17 +127,29 @@ enum ValueConversion {
             if let moment = pattern.parse(text) { return moment }
         }
         if isNumber || isEpochText(text) {
-            let integerDigits = text.prefix { $0 != 0x2E }.filter { $0 != 0x2D }.count
-            let milliseconds = rule.epoch == .milliseconds || (rule.epoch == .auto && integerDigits >= 12)
             guard let count = DateText.parseEpochSeconds(text) else { return nil }
-            if !milliseconds { return count }
-            let totalMicros = count.seconds.multipliedReportingOverflow(by: 1_000)
-            guard !totalMicros.overflow else { return nil }
-            let micros = totalMicros.partialValue + Int64(count.microseconds / 1_000)
+            let micros: Int64
+            switch epochUnit(text, rule) {
+            case .seconds, .auto: return count
+            case .milliseconds:
+                // The fraction of a millisecond is kept to the microsecond.
+                let scaled = count.seconds.multipliedReportingOverflow(by: 1_000)
+                guard !scaled.overflow else { return nil }
+                micros = scaled.partialValue + Int64(count.microseconds / 1_000)
+            case .microseconds: micros = count.seconds
+            case .nanoseconds: micros = count.seconds.floorDiv(1_000)
+            }
             let seconds = micros.floorDiv(1_000_000)
             return DateText.Moment(seconds: seconds, microseconds: Int(micros - seconds * 1_000_000))
         }
         return DateText.parseISO(text)
+    }
+
+    /// The unit of epoch number `text`: the rule's, or under `auto` the one
+    /// its integer digits say.
+    private static func epochUnit(_ text: ArraySlice<UInt8>, _ rule: ValueRule) -> EpochUnit {
+        guard rule.epoch == .auto else { return rule.epoch }
+        return EpochUnit.byDigits(text.prefix { $0 != 0x2E }.filter { $0 != 0x2D }.count)
     }
 
     /// `-?digits(.digits)?`: a number of seconds or milliseconds.
