@@ -27,14 +27,16 @@ final class MergedBatchFeed {
     private let queue = BlockingQueue<Message>(capacity: 1)
     private var worker: Worker?
     /// Arenas of applied batches, refilled by the merge (see ``recycle(_:)``).
-    private let spares = ArenaPool(capacity: 2)
+    private let spares: ArenaPool
 
     /// Starts merging `sorter`'s tables in ``KeyOrderSorter/applyOrder`` into
     /// batches of about `rows` rows or `bytes` bytes. The sorter must not be
     /// used by any other thread until ``stop()`` returns.
     init(sorter: KeyOrderSorter, rows: Int, bytes: Int) {
+        // A batch of a few huge rows (records of several MiB) is not kept.
+        let spares = ArenaPool(capacity: 2, maxBytes: 2 * bytes)
+        self.spares = spares
         let queue = queue
-        let spares = spares
         worker = Worker {
             do throws(SpillError) {
                 for name in sorter.applyOrder {

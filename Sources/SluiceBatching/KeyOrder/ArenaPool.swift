@@ -8,16 +8,19 @@ import SluiceRecords
 /// so reusing it saves growing a fresh one row by row (and, for buffers
 /// past glibc's mmap threshold, mapping and faulting in new pages).
 ///
-/// Memory: at most ``capacity`` arenas, each as large as the batches it
-/// held. Thread-safe; O(1) per call.
+/// Memory: at most ``capacity`` arenas of at most ``maxBytes`` each (an
+/// arena that held a larger batch, one of a few huge rows, is let go).
+/// Thread-safe; O(1) per call.
 public final class ArenaPool: @unchecked Sendable {
     private var arenas: [RowArena] = []
     private let capacity: Int
+    private let maxBytes: Int
     private var mutex = pthread_mutex_t()
 
-    /// A pool keeping at most `capacity` arenas.
-    public init(capacity: Int) {
+    /// A pool keeping at most `capacity` arenas of at most `maxBytes`.
+    public init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = capacity
+        self.maxBytes = maxBytes
         pthread_mutex_init(&mutex, nil)
     }
 
@@ -27,7 +30,7 @@ public final class ArenaPool: @unchecked Sendable {
     public func give(_ arena: consuming RowArena) {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        if arenas.count < capacity { arenas.append(arena) }
+        if arenas.count < capacity && arena.byteSize <= maxBytes { arenas.append(arena) }
     }
 
     /// An arena given back earlier, or nil when none is waiting.
