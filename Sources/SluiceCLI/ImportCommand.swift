@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSluiceMalloc
+import Foundation
 import Sluice
 
 #if canImport(Glibc)
@@ -97,13 +98,43 @@ struct ImportCommand: ParsableCommand {
         if mapping != nil && (entity != nil || key != nil) {
             throw ValidationError("--entity and --key are for imports without --mapping.")
         }
-        if batchRows < 1 || batchBytes < 1 || chunkSize < 1 || cacheMib < 0 || maxRecordBytes < 1 || maxDepth < 1
-            || maxFieldBytes < 1 || maxFields < 1
-        {
-            throw ValidationError("Sizes and limits must be positive.")
+        // Each bound is what the machinery can hold: arena offsets are 32-bit
+        // (records and values under 1 GiB), chunks are allocated four ahead.
+        let ranges: [(name: String, value: Int, range: ClosedRange<Int>)] = [
+            ("--batch-rows", batchRows, 1...10_000_000), ("--batch-bytes", batchBytes, 1_024...(1 << 30)),
+            ("--chunk-size", chunkSize, 1...(64 << 20)), ("--cache-mib", cacheMib, 0...65_536),
+            ("--sort-mib", sortMib, 1...4_096), ("--wal-checkpoint", walCheckpoint, 0...10_000_000),
+            ("--max-record-bytes", maxRecordBytes, 1...(1 << 30)), ("--max-field-bytes", maxFieldBytes, 1...(1 << 30)),
+            ("--max-depth", maxDepth, 1...100_000), ("--max-fields", maxFields, 1...100_000_000),
+        ]
+        for (name, value, range) in ranges where !range.contains(value) {
+            throw ValidationError("\(name) must be from \(range.lowerBound) to \(range.upperBound); it is \(value).")
         }
         if pageSize < 512 || pageSize > 65_536 || pageSize & (pageSize - 1) != 0 {
             throw ValidationError("--page-size must be a power of two from 512 to 65536.")
+        }
+        // What can be checked before any input is read is checked here.
+        try Self.requireDirectory(of: into, for: "--into")
+        if let statsJson { try Self.requireDirectory(of: statsJson, for: "--stats-json") }
+        if let sortDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: sortDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--sort-dir \(sortDir) is not a directory.")
+            }
+        }
+    }
+
+    /// Fails unless the directory that would hold `path` exists and can be
+    /// written.
+    private static func requireDirectory(of path: String, for option: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let folder = directory.isEmpty ? "." : directory
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(option) \(path): the directory \(folder) does not exist.")
+        }
+        guard FileManager.default.isWritableFile(atPath: folder) else {
+            throw ValidationError("\(option) \(path): the directory \(folder) cannot be written.")
         }
     }
 

@@ -216,6 +216,29 @@ public struct CompiledMapping {
         }
     }
 
+    /// Two tables the mapping makes with one name (letter case ignored, as
+    /// SQLite does): relationships `A_b.c` and `A.b_c` both make link table
+    /// `A_b_c`; an entity `Event_tags` beside relationship `Event.tags`.
+    static func tableNameProblems(_ mapping: Mapping) -> [MappingError.Problem] {
+        var owners: [String: String] = [:]
+        for entity in mapping.entities { owners[entity.name.lowercased()] = owners[entity.name.lowercased()] ?? "entity `\(entity.name)`" }
+        var problems: [MappingError.Problem] = []
+        for entity in mapping.entities {
+            for relationship in entity.relationships where relationship.many {
+                let name = "\(entity.name)_\(relationship.name)"
+                let owner = "the link table `\(name)` of relationship `\(entity.name).\(relationship.name)`"
+                if let other = owners[name.lowercased()] {
+                    problems.append(.init(line: relationship.line, message: "\(owner) has the name of \(other) (table names ignore letter case); rename one"))
+                } else if name.lowercased().hasPrefix("sqlite_") || name.lowercased().hasPrefix("_sluice") {
+                    problems.append(.init(line: relationship.line, message: "\(owner) has a reserved name"))
+                } else {
+                    owners[name.lowercased()] = owner
+                }
+            }
+        }
+        return problems
+    }
+
     /// Every problem of `mapping` that the YAML reader cannot see: bad paths,
     /// keys that are not attributes, names used twice, defaults of the wrong
     /// type, date formats without a date.
@@ -228,7 +251,8 @@ public struct CompiledMapping {
             if !entityNames.insert(entity.name.lowercased()).inserted {
                 problems.append(.init(line: entity.line, message: "\(context) is declared twice (names ignore letter case)"))
             }
-            if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.hasPrefix("_sluice") {
+            // SQLite compares table names without letter case: so do these.
+            if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.lowercased().hasPrefix("_sluice") {
                 problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
             }
             let targeted = mapping.entities.contains { other in other.relationships.contains { $0.targets(entity.name) } }
@@ -319,6 +343,9 @@ public struct CompiledMapping {
                     continue
                 }
                 problems += keyProblems(relationship, target: target, where_)
+                if relationship.source == "." && target.name == entity.name && relationship.key == nil {
+                    problems.append(.init(line: relationship.line, message: "\(where_): source `.` makes each record its own nested object (a cycle); name a field"))
+                }
                 if relationship.many && entity.key.isEmpty {
                     problems.append(.init(line: relationship.line, message: "\(where_): a to-many relationship needs a key on `\(entity.name)`"))
                 }
@@ -353,6 +380,7 @@ public struct CompiledMapping {
                 problems.append(.init(line: entity.line, message: "\(context) has more than \(maxAttributes) attributes"))
             }
         }
+        problems += tableNameProblems(mapping)
         if pathCount > maxRoutes {
             problems.append(.init(line: nil, message: "the mapping declares more than \(maxRoutes) record paths"))
         }

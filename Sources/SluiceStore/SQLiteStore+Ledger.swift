@@ -81,7 +81,9 @@ extension SQLiteStore {
         let connection = try SQLiteConnection(path: path, readOnly: true)
         var status = StoreStatus(runs: [], checkpoints: [], tables: [])
         let names = try connection.strings(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_sluice_%' ORDER BY rowid",
+            // `_` is a wildcard in LIKE, and LIKE ignores letter case as SQLite's names do.
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                + "AND name NOT LIKE '\\_sluice\\_%' ESCAPE '\\' ORDER BY rowid",
             column: 0, "listing tables")
         for name in names {
             let count = try connection.strings("SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
@@ -101,6 +103,10 @@ extension SQLiteStore {
                     inputs: text(4) ?? "", records: text(5).flatMap { Int($0) }, counts: text(6), error: text(7)))
             }
         }
+        // A store sluice did not make has no checkpoints to show.
+        let hasCheckpoints = try !connection.strings(
+            "SELECT name FROM sqlite_schema WHERE name = '_sluice_checkpoints'", column: 0, "reading checkpoints").isEmpty
+        guard hasCheckpoints else { return status }
         let inputs = try connection.strings("SELECT input FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
         let records = try connection.strings("SELECT records FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
         let bytes = try connection.strings("SELECT bytes FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")

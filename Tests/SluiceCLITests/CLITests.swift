@@ -61,8 +61,10 @@ let sluice: String = {
         let config = try runCommand(sluice, ["import", "--mapping", badMapping, "--into", store, bad])
         #expect(config.status == 78)
         #expect(config.stderr.contains("m.yml:6:"))
-        // 74: store cannot be written
-        let unwritable = try runCommand(sluice, ["import", "--mapping", mapping, "--into", "/nonexistent/s.sqlite", bad])
+        // 74: the store cannot be opened (here, --into names a directory);
+        // a store in a directory that does not exist is a usage error,
+        // found before reading (EarlyCheckTests).
+        let unwritable = try runCommand(sluice, ["import", "--mapping", mapping, "--into", TestPaths.temporaryDirectory().path, bad])
         #expect(unwritable.status == 74)
     }
 
