@@ -11,6 +11,10 @@
 public final class SchemalessMapper: RowMapper {
     public private(set) var schema: TableSchema
     private var names: [[UInt8]]
+    /// The column names in lower case, as SQLite compares them.
+    private var foldedNames: Set<String>
+    /// SQLite's default limit on a table's columns (SQLITE_MAX_COLUMN).
+    static let maxColumns = 2_000
     /// Whether the key column's type is decided: by the first record that
     /// has the key, or by the stored table.
     private var keyTypeKnown = false
@@ -19,6 +23,7 @@ public final class SchemalessMapper: RowMapper {
     public init(entity: String, key: String) {
         schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
         names = [Array(key.utf8)]
+        foldedNames = [key.lowercased()]
     }
 
     public var tableIsReady: Bool { keyTypeKnown }
@@ -30,6 +35,7 @@ public final class SchemalessMapper: RowMapper {
         guard let key = stored.first(where: { $0.name == schema.columns[0].name }) else { return }
         schema.columns = [key] + stored.filter { $0.name != key.name }
         names = schema.columns.map { Array($0.name.utf8) }
+        foldedNames = Set(schema.columns.map { $0.name.lowercased() })
         keyTypeKnown = true
     }
 
@@ -38,8 +44,22 @@ public final class SchemalessMapper: RowMapper {
             throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
         }
         for child in tree.children(0) where column(named: tree.name(child)) == nil {
-            schema.columns.append(ColumnSchema(name: String(decoding: tree.name(child), as: UTF8.self), type: Self.type(of: tree, child)))
+            let name = String(decoding: tree.name(child), as: UTF8.self)
+            if foldedNames.contains(name.lowercased()), let same = schema.columns.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                throw RecordError(
+                    entity: schema.name, attribute: name,
+                    message: "members `\(same.name)` and `\(name)` differ only in letter case, which column names ignore; "
+                        + "import them with a mapping that names their columns")
+            }
+            guard schema.columns.count < Self.maxColumns else {
+                throw RecordError(
+                    entity: schema.name, attribute: name,
+                    message: "the member would be column \(Self.maxColumns + 1), past SQLite's limit of \(Self.maxColumns) columns; "
+                        + "import sparse members with a mapping (a json attribute can hold them)")
+            }
+            schema.columns.append(ColumnSchema(name: name, type: Self.type(of: tree, child)))
             names.append(Array(tree.name(child)))
+            foldedNames.insert(name.lowercased())
         }
         if !keyTypeKnown, let keyNode = tree.children(0).first(where: { tree.nameEquals($0, names[0]) }) {
             schema.columns[0].type = tree.nodes[Int(keyNode)].kind == .number ? .integer : .string

@@ -102,13 +102,18 @@ extension SQLiteStore {
         _ status: [RowStatus]
     ) throws(StoreError) {
         let schema = table.schema
+        // Without column defaults an absent cell inserts NULL as the column
+        // would: one insert statement for every row, instead of one per set
+        // of present columns (a zero-config table of 1,600 sparse members
+        // prepared 1,600 inserts of up to 1,600 columns).
+        let insertsAll = !schema.columns.contains { $0.defaultValue != nil }
         for (position, row) in order.enumerated() where status[position] == .new || status[position] == .changed {
             let isInsert = status[position] == .new
             var key = WriteKey(insert: isInsert, present: ColumnMask(), defaulted: ColumnMask())
             for column in 0..<schema.columns.count {
                 let absent = rows[row, column] == .absent
                 if isInsert {
-                    if !absent { key.present.insert(column) }
+                    if !absent || insertsAll { key.present.insert(column) }
                 } else if Self.isUpdatable(column, schema) {
                     if !absent { key.present.insert(column) } else if mode == .replace { key.defaulted.insert(column) }
                 }
