@@ -178,10 +178,26 @@ public final class XMLPushParser {
         guard parser.failure == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
         var message = error.message.map { String(cString: $0) } ?? "XML error \(error.code)"
         while message.last?.isNewline == true { message.removeLast() }
+        message = Self.limitWording(message)
         var location = parser.location
         if error.line > 0 { location.line = Int(error.line) }
         if error.int2 > 0 { location.column = Int(error.int2) }
         parser.failure = ParseError(.malformed(message), at: location)
+    }
+
+    /// libxml2's words for the token limits it keeps (sluice does not turn
+    /// on its huge mode), said as limits: "internal error: Huge input
+    /// lookup" (or, fed at once, "AttValue length too long") for an
+    /// attribute value, comment or other single token over 10,000,000
+    /// bytes, "Name too long" for a name over 50,000.
+    static func limitWording(_ message: String) -> String {
+        if message.contains("Huge input lookup") || message.hasPrefix("AttValue length too long") {
+            return "a single XML token (an attribute value, comment or processing instruction) is longer than libxml2's limit of 10,000,000 bytes"
+        }
+        if message.hasPrefix("Name too long") {
+            return "an XML name is longer than libxml2's limit of 50,000 bytes (\(message))"
+        }
+        return message
     }
 
     private func refuse(_ message: String) {
