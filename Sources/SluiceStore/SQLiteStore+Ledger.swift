@@ -49,6 +49,7 @@ extension SQLiteStore {
     /// Records the start of a run; runs still marked running (their process
     /// died) become `interrupted`. Returns the run's id.
     public func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+        DiskReserve(storePath: connection.path).create()
         try connection.execute(Self.ledgerSchema, "creating the run ledger")
         try connection.execute("UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running'", "updating the run ledger")
         let statement = try connection.prepare(
@@ -60,8 +61,20 @@ extension SQLiteStore {
         return sqlite3_last_insert_rowid(connection.handle)
     }
 
-    /// Records the end of run `id`.
-    public func finishRun(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError) {
+    /// Records the end of run `id` and removes the disk reserve; when the
+    /// disk is full, removes the reserve first and tries again.
+    public func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
+        let reserve = DiskReserve(storePath: connection.path)
+        defer { reserve.remove() }
+        do {
+            try recordEnd(id, status: status, records: records, counts: counts, error: message)
+        } catch where error.code & 0xFF == SQLITE_FULL {
+            reserve.remove()
+            try recordEnd(id, status: status, records: records, counts: counts, error: message)
+        }
+    }
+
+    private func recordEnd(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError) {
         let statement = try connection.prepare(
             "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
             "recording the end of the run")
