@@ -7,12 +7,23 @@ final class SQLiteConnection {
     let path: String
     private(set) var handle: OpaquePointer?
 
-    /// Opens (creating if needed, unless `readOnly`) the database at `path`.
-    init(path: String, readOnly: Bool = false) throws(StoreError) {
+    /// Opens (creating if needed, unless `readOnly`) the database at `path`;
+    /// `immutable` reads a file nothing can change (a read-only filesystem,
+    /// where SQLite could not make the WAL's shared-memory file) without
+    /// locks.
+    init(path: String, readOnly: Bool = false, immutable: Bool = false) throws(StoreError) {
         self.path = path
         var db: OpaquePointer?
-        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+            let hex = Array("0123456789ABCDEF")
+            name = "file:" + path.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%\(hex[Int($0 >> 4)])\(hex[Int($0 & 15)])" }.joined()
+                + "?immutable=1"
+        }
+        let code = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         handle = db
         if code != SQLITE_OK {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

@@ -91,7 +91,16 @@ extension SQLiteStore {
     /// Reads the ledger, the checkpoints and the tables of the store at
     /// `path` without changing it.
     public static func status(path: String) throws(StoreError) -> StoreStatus {
-        let connection = try SQLiteConnection(path: path, readOnly: true)
+        do {
+            return try status(of: SQLiteConnection(path: path, readOnly: true))
+        } catch where error.code & 0xFF == SQLITE_CANTOPEN {
+            // A store on a read-only filesystem: SQLite cannot make the WAL's
+            // shared-memory file there, but nothing can change the file either.
+            return try status(of: SQLiteConnection(path: path, immutable: true))
+        }
+    }
+
+    private static func status(of connection: SQLiteConnection) throws(StoreError) -> StoreStatus {
         var status = StoreStatus(runs: [], checkpoints: [], tables: [])
         let names = try connection.strings(
             // `_` is a wildcard in LIKE, and LIKE ignores letter case as SQLite's names do.

@@ -44,4 +44,21 @@ import Testing
         #expect(crash.dump(store) == expected, "the resumed store differs")
         #expect(crash.statuses(store).suffix(2) == ["failed", "completed"], "\(crash.statuses(store))")
     }
+
+    /// `sluice status` of a store on a read-only filesystem (issue 17): it
+    /// failed with "unable to open database file", as SQLite could not make
+    /// the WAL's shared-memory file there.
+    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root"))
+    func statusReadsAStoreOnAReadOnlyFilesystem() throws {
+        let disk = TestPaths.temporaryDirectory().path
+        #expect(try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", disk]).status == 0)
+        defer { _ = try? runCommand("/bin/umount", [disk]) }
+        let store = disk + "/a store #1.sqlite"
+        let input = TestPaths.file("one.jsonl", "{\"id\": 1}\n")
+        #expect(try runCommand(sluice, ["import", "--into", store, "--entity", "E", "--key", "id", input]).status == 0)
+        #expect(try runCommand("/bin/mount", ["-o", "remount,ro", disk]).status == 0)
+        let status = try runCommand(sluice, ["status", store])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("E: 1 rows") && status.stdout.contains("completed"), "\(status.stdout)")
+    }
 }
