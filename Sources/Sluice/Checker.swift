@@ -28,7 +28,7 @@ public enum Checker {
                 format: format, handler: assembler, name: path, compressed: source.compression != .none,
                 multipleValues: format == .jsonl, limits: limits)
         }
-        if let known = format ?? InputFormat.guess(fromName: path) { parser = start(known) }
+        if let known = format ?? InputFormat.detect(path: path) { parser = start(known) }
         while true {
             let count: Int
             do { count = try source.read(into: chunk) } catch { throw .input(error) }

@@ -165,7 +165,7 @@ public struct Importer: Sendable {
 
     /// The format of an input: the option, else its name, else the mapping.
     private func format(of path: String) -> InputFormat {
-        if let format = options.format ?? InputFormat.guess(fromName: path) { return format }
+        if let format = options.format ?? InputFormat.detect(path: path) { return format }
         if case .mapping(let mapping, _) = self.source, let first = mapping.entities.first?.records.first {
             if first.hasPrefix("/") { return .xml }
             return first == "$" ? .jsonl : .json

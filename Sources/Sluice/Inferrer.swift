@@ -18,7 +18,7 @@ public enum Inferrer {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }
         let collector = MappingInference()
-        var chosen = format ?? InputFormat.guess(fromName: path)
+        var chosen = format ?? InputFormat.detect(path: path)
         var parser: DocumentParser?
         var bytes: Int64 = 0
         while bytes < Int64(sampleBytes) {

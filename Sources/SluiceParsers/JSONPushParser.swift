@@ -33,6 +33,8 @@ public final class JSONPushParser {
     /// The most bytes yajl may take in without a single callback: it buffers
     /// an unfinished token whole, so this bounds its memory.
     private let maxTokenBytes: Int
+    /// Whether any number of top-level values is read (JSON Lines).
+    private let multipleValues: Bool
     private var bytesWithoutEvent = 0
     @exclusivity(unchecked) private var eventSeen = false
 
@@ -45,6 +47,7 @@ public final class JSONPushParser {
         maxTokenBytes: Int = 16 << 20
     ) {
         self.handler = handler
+        self.multipleValues = multipleValues
         self.maxTokenBytes = maxTokenBytes
         self.name = name
         self.decompressed = decompressed
@@ -148,6 +151,9 @@ public final class JSONPushParser {
         if let text = yajl_get_error(handle, 0, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count) {
             message = String(cString: text).trimmingWhitespace
             yajl_free_error(handle, text)
+        }
+        if !multipleValues && message.contains("trailing garbage") {
+            message += " (another value follows the first: if this is JSON Lines, give --format jsonl or name it .jsonl)"
         }
         throw ParseError(.malformed(message), at: location(consumed: consumed))
     }
