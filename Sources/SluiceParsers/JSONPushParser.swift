@@ -33,9 +33,20 @@ public final class JSONPushParser {
     /// The most bytes yajl may take in without a single callback: it buffers
     /// an unfinished token whole, so this bounds its memory.
     private let maxTokenBytes: Int
+    /// The longest number (or true, false, null) accepted: yajl lexes a held
+    /// token again with every chunk, so an 8 MiB number took 2.8 s to
+    /// refuse. 64 KiB is a thousand times the digits of any double or
+    /// 64-bit integer.
+    static let maxNumberBytes = 64 << 10
     /// Whether any number of top-level values is read (JSON Lines).
     private let multipleValues: Bool
-    private var bytesWithoutEvent = 0
+    /// Bytes of the unfinished token yajl holds at the end of the input fed
+    /// so far (0 between tokens), and whether it is a string; see
+    /// ``noteHeldToken(_:)``.
+    private var heldBytes = 0
+    private var heldIsString = false
+    /// Where the last event of the current chunk ended.
+    @exclusivity(unchecked) private var lastEventEnd = 0
     @exclusivity(unchecked) private var eventSeen = false
 
     /// Creates a parser for the input called `name`; `multipleValues` accepts
@@ -132,15 +143,37 @@ public final class JSONPushParser {
         eventSeen = false
         let status = yajl_parse(handle, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
         try check(status, chunk: chunk)
-        bytesWithoutEvent = eventSeen ? 0 : bytesWithoutEvent + chunk.count
-        if bytesWithoutEvent > maxTokenBytes {
+        noteHeldToken(chunk)
+        if heldBytes > maxTokenBytes {
             throw ParseError(
-                .malformed("no complete JSON token in \(bytesWithoutEvent) bytes: a value exceeds max-field-bytes (\(maxTokenBytes))"),
+                .malformed("no complete JSON token in \(heldBytes) bytes: a value exceeds max-field-bytes (\(maxTokenBytes))"),
                 at: location(consumed: chunk.count))
+        }
+        if !heldIsString && heldBytes > Self.maxNumberBytes {
+            throw ParseError(
+                .malformed("a number (or true, false, null) longer than \(Self.maxNumberBytes) bytes"), at: location(consumed: chunk.count))
         }
         countLines(chunk, upTo: chunk.count)
         fedBefore += Int64(chunk.count)
         currentChunk = nil
+    }
+
+    /// How much of an unfinished token yajl holds after `chunk`. Events end
+    /// tokens, and nothing between two tokens but white space, `,` and `:`
+    /// goes without one; so what follows the chunk's last event (or, in a
+    /// chunk without events, follows the token still held) is white space
+    /// and separators, then at most the start of the next token. White space
+    /// between values is never held: `[` and 1 GiB of spaces is read in
+    /// constant memory. O(bytes after the chunk's last event).
+    private func noteHeldToken(_ chunk: UnsafeRawBufferPointer) {
+        if !eventSeen && heldBytes > 0 {
+            heldBytes += chunk.count
+            return
+        }
+        var start = eventSeen ? lastEventEnd : 0
+        while start < chunk.count, [0x20, 0x09, 0x0A, 0x0D, 0x2C, 0x3A].contains(chunk[start]) { start += 1 }
+        heldBytes = chunk.count - start
+        heldIsString = start < chunk.count && chunk[start] == 0x22
     }
 
     private func check(_ status: yajl_status, chunk: UnsafeRawBufferPointer) throws(ParseError) {
@@ -204,6 +237,7 @@ public final class JSONPushParser {
 
     private func deliver(_ body: () throws -> Void) -> Int32 {
         eventSeen = true
+        lastEventEnd = Int(yajl_get_bytes_consumed(handle))
         do {
             try body()
             return 1
