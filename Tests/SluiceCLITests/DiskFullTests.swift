@@ -45,6 +45,20 @@ import Testing
         #expect(crash.statuses(store).suffix(2) == ["failed", "completed"], "\(crash.statuses(store))")
     }
 
+    /// Sorted runs beside the store, on the disk that fills (the default):
+    /// a spill that fails must leave the ledger `failed`, not `running`.
+    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root"))
+    func aSpillThatFillsTheStoresDiskIsRecordedAsFailed() throws {
+        let crash = SyncCrashTests()
+        let disk = TestPaths.temporaryDirectory().path
+        #expect(try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk]).status == 0)
+        defer { _ = try? runCommand("/bin/umount", [disk]) }
+        let store = disk + "/store.sqlite"
+        let full = try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", store, "--sort-mib", "1", crash.all])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(crash.statuses(store).last == "failed", "\(crash.statuses(store)): \(full.stderr)")
+    }
+
     /// `sluice status` of a store on a read-only filesystem (issue 17): it
     /// failed with "unable to open database file", as SQLite could not make
     /// the WAL's shared-memory file there.
