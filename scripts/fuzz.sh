@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target (Fuzz/, coverage-instrumented with
+# -sanitize=fuzzer) and runs it on a corpus seeded from the repository's
+# samples. `scripts/fuzz.sh 600` fuzzes for ten minutes; `scripts/fuzz.sh --ci`
+# runs 3,000 inputs from a fixed seed (under a minute). Findings (inputs that
+# crashed or hit a store error) are written to Fuzz/findings/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+cp Examples/stackexchange/sample/Tags.xml Examples/stackexchange/sample/PostLinks.xml "$corpus"/
+printf '%s\n' '{"id": 1, "type": "t", "at": "2024-05-01T12:00:00Z", "n": 1.5, "ok": true, "actor": {"id": 7, "login": "u"}, "tags": ["a", "b"], "text": "caf\u00e9 \"q\""}' \
+  '{"id": 2, "type": "u", "at": 1714564800, "n": -2, "ok": false, "actor": {"id": 8}, "tags": [], "text": null}' >"$corpus/events.jsonl"
+mkdir -p Fuzz/findings
+(cd Fuzz && swift build -c release -Xswiftc -sanitize=fuzzer --product SluiceFuzzer >/dev/null)
+if [ "${1:-}" = "--ci" ]; then
+  limits=(-seed=1 -runs=3000)
+else
+  limits=(-max_total_time="${1:-60}")
+fi
+Fuzz/.build/release/SluiceFuzzer "${limits[@]}" -rss_limit_mb=1024 -artifact_prefix="$root/Fuzz/findings/" "$corpus" 2>&1 | tail -n 3
