@@ -159,14 +159,8 @@ public final class SQLiteStore: RecordStore {
     /// declared types by SQLite's affinity rules; nil when there is no such
     /// table.
     public func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]? {
-        let statement = try SQLiteStatement(
-            connection, "SELECT name, type FROM pragma_table_info(?1) ORDER BY cid", "reading the columns of \(quoted(name))")
-        statement.bind(1, name)
-        var columns: [ColumnSchema] = []
-        while try statement.step("reading the columns of \(quoted(name))") {
-            columns.append(ColumnSchema(name: statement.text(0), type: Self.attributeType(declared: statement.text(1))))
-        }
-        return columns.isEmpty ? nil : columns
+        let stored = try storedColumnInfo(name)
+        return stored.isEmpty ? nil : stored.map { ColumnSchema(name: $0.name, type: Self.attributeType(declared: $0.declared)) }
     }
 
     /// The attribute type whose values a column declared `declared` stores
