@@ -195,6 +195,8 @@ struct ImportCommand: ParsableCommand {
     private func makeImporter(_ options: ImportOptions) throws(ImportError) -> Importer {
         if let entity, let key { return Importer(entity: entity, key: key, store: into, options: options) }
         guard let mapping else { throw .usage("no mapping") }
+        // A mapping file that is not there is a missing input (66), not a bad mapping (78).
+        guard FileManager.default.fileExists(atPath: mapping) else { throw .input(.notFound(path: mapping)) }
         let loaded: Mapping
         do { loaded = try Mapping.load(path: mapping) } catch { throw .mapping(error) }
         return try Importer(mapping: loaded, store: into, options: options)

@@ -29,6 +29,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: store), "the store was created")
     }
 
+    /// A missing mapping file is a missing input, as the README's exit codes
+    /// say (it was 78, a bad mapping; issue 18).
+    @Test func aMissingMappingFileIsExit66() throws {
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("s.sqlite").path
+        let result = try runCommand(sluice, ["import", "--mapping", "/nonexistent/mapping.yml", "--into", store, input])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("/nonexistent/mapping.yml"), "\(result.stderr)")
+    }
+
     @Test func aStoreInAMissingDirectoryIsNamed() throws {
         let result = try importing([], into: "/nonexistent/dir/s.sqlite")
         #expect(result.status == 64)
