@@ -136,7 +136,6 @@ extension SQLiteStore {
 /// chunk to delete (gathered in a temporary table of their rowids and keys),
 /// their deletion and that of their links.
 struct SweepStatements {
-    let store: SQLiteStore
     let table: String
     /// The query of a chunk's rows to delete: rowid and key.
     let unseenRows: String
@@ -148,7 +147,6 @@ struct SweepStatements {
     let arguments: [String]
 
     init(_ store: SQLiteStore, _ schema: TableSchema, _ links: [LinkSchema]) throws(StoreError) {
-        self.store = store
         let connection = store.connection
         let table = quoted(schema.name)
         self.table = table
