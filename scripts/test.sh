@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's second command: every test (unit tests per stage, end-to-end
-# tests on ../shared/corpora, CLI tests).
+# tests on the real files in Tests/Corpora, CLI tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

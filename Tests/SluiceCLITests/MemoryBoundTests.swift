@@ -24,7 +24,7 @@ func runMeasured(_ executable: String, _ arguments: [String], inputPath: String)
 }
 
 @Suite struct MemoryBoundTests {
-    /// The generated events workload (as ../shared/bench/gen.py writes it:
+    /// A generated events workload (as Benchmarks/events.py writes it:
     /// shuffled keys, ten scalars, a nested actor, 0–5 tags), 150,000
     /// records (~75 MB), piped through standard input.
     @Test func importThroughStdinStaysUnderTheMemoryCap() throws {

@@ -1,8 +1,9 @@
 import CSluiceSQLite3
 import Foundation
 
-/// Where things are, for tests: the repository, the shared corpora beside
-/// it, and fresh temporary directories.
+/// Where things are, for tests: the repository, its corpus files
+/// (Tests/Corpora, sources in Tests/Corpora/SOURCES.md), and fresh
+/// temporary directories.
 public enum TestPaths {
     /// The repository's root (the folder holding Package.swift).
     public static let repository: URL = {
@@ -14,10 +15,11 @@ public enum TestPaths {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }()
 
-    /// `../shared/corpora` next to the repository (SLUICE_CORPORA overrides).
+    /// `Tests/Corpora` in the repository; `SLUICE_CORPORA` points at another
+    /// copy with the same layout.
     public static var corpora: URL {
         if let custom = ProcessInfo.processInfo.environment["SLUICE_CORPORA"] { return URL(fileURLWithPath: custom) }
-        return repository.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+        return repository.appendingPathComponent("Tests/Corpora")
     }
 
     /// The path of a corpus file, e.g. `corpus("stackexchange/french.meta/Posts.xml")`.

@@ -14,7 +14,7 @@ func importText(
 func newStore() -> String { TestPaths.temporaryDirectory().appendingPathComponent("peer.sqlite").path }
 
 /// The rebuilt test cases of MagicalRecord (MR-*) and CoreStore (CS-*) from
-/// ../shared/research/peers.md §(c). MR-13 to MR-19 are relationship cases and
+/// the two libraries' own test suites. MR-13 to MR-19 are relationship cases and
 /// wait for the relationships issue.
 @Suite struct MagicalRecordCases {
     @Test func mr1ScalarTypesWithExact64BitIntegers() throws {
