@@ -25,10 +25,13 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
+        .executable(name: "sluice-library-example", targets: ["LibraryExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // `swift package generate-documentation --target Sluice` (the DocC catalog).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         systemLibrary("CSluiceXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
@@ -61,6 +64,8 @@ let package = Package(
         .executableTarget(
             name: "SluiceCLI",
             dependencies: ["Sluice", "CSluiceMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // A program embedding the library, as a user's would (run by a test).
+        .executableTarget(name: "LibraryExample", dependencies: ["Sluice"], path: "Examples/Library"),
 
         .target(name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3"], path: "Tests/SluiceTestSupport"),
         .testTarget(name: "SluiceInputTests", dependencies: ["SluiceInput", "SluiceTestSupport"]),
@@ -69,7 +74,7 @@ let package = Package(
         .testTarget(name: "SluiceBatchingTests", dependencies: ["SluiceBatching", "SluiceTestSupport"]),
         .testTarget(name: "SluiceStoreTests", dependencies: ["SluiceStore", "SluiceTestSupport"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTestSupport"]),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCLI", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCLI", "LibraryExample", "SluiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

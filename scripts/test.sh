@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command: every test (unit tests per stage, end-to-end
-# tests on the real files in Tests/Corpora, CLI tests).
+# tests on the real files in Tests/Corpora, CLI tests, the library example),
+# then the DocC catalog, which must build without a warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 swift test
+scripts/docs.sh

@@ -13,7 +13,7 @@ public enum Checker {
     /// - Throws: ``ImportError/input(_:)`` or ``ImportError/parse(_:)`` with
     ///   the location of the first problem.
     public static func check(
-        path: String, format: InputFormat? = nil, chunkSize: Int = Input.defaultChunkSize,
+        path: String, format: InputFormat? = nil, chunkSize: Int = ImportOptions.defaultChunkSize,
         limits: RecordLimits = RecordLimits()
     ) throws(ImportError) -> Report {
         let source: ByteSource

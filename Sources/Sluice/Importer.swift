@@ -96,14 +96,16 @@ public struct Importer: Sendable {
     }
 
     /// Starts an import fed by the caller: hand bytes to
-    /// ``PushImport/push(_:)`` as they arrive (say, from a network response),
+    /// ``PushImport/push(_:)-(UnsafeRawBufferPointer)`` as they arrive (say, from a network response),
     /// then call ``PushImport/finish()``. `name` labels the input in messages
-    /// and checkpoints.
-    public func startPush(name: String, format: InputFormat) throws(ImportError) -> PushImport {
+    /// and checkpoints; `progress` is called from the store thread.
+    public func startPush(
+        name: String, format: InputFormat, progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) throws(ImportError) -> PushImport {
         let compiled = try compile(for: format)
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, options: options, inputs: [(name, nil)], expectedBytes: nil,
-            progress: nil)
+            progress: progress)
         try pipeline.beginInput(name: name, format: format, compressed: false)
         return PushImport(pipeline: pipeline)
     }
@@ -119,7 +121,7 @@ public struct Importer: Sendable {
         }
     }
 
-    private func runBlocking(
+    func runBlocking(
         inputs: [String], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag
     ) throws(ImportError) -> ImportReport {
         guard !inputs.isEmpty else { throw .usage("no inputs to import") }

@@ -4,14 +4,14 @@ public enum Inferrer {
     public static let defaultSampleBytes = 64 << 20
 
     /// Reads up to `sampleBytes` of `path` and returns the mapping it
-    /// suggests (see ``MappingInference``). `format` defaults to the name's
+    /// suggests (see `MappingInference`). `format` defaults to the name's
     /// extension, then to the first byte. O(sample), memory O(distinct paths).
     ///
     /// - Throws: ``ImportError/input(_:)`` or ``ImportError/parse(_:)`` when
     ///   the sample is not readable or not well-formed.
     public static func infer(
         path: String, format: InputFormat? = nil, sampleBytes: Int = defaultSampleBytes,
-        chunkSize: Int = Input.defaultChunkSize
+        chunkSize: Int = ImportOptions.defaultChunkSize
     ) throws(ImportError) -> (mapping: Mapping, bytesRead: Int64) {
         let source: ByteSource
         do { source = try Input.open(path: path, chunkSize: chunkSize) } catch { throw .input(error) }

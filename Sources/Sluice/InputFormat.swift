@@ -35,7 +35,10 @@ public enum InputFormat: String, Sendable, CaseIterable {
     /// says nothing or the input is standard input. Reads at most 64 KiB.
     public static func detect(path: String) -> InputFormat? {
         guard path != "-", let named = guess(fromName: path) else { return nil }
-        guard named == .json, let source = try? Input.open(path: path, chunkSize: 64 << 10) else { return named }
+        // Only a regular file can be looked into: reading a pipe would consume it.
+        guard named == .json, Input.isRegularFile(path), let source = try? Input.open(path: path, chunkSize: 64 << 10) else {
+            return named
+        }
         let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { head.deallocate() }
         var count = 0

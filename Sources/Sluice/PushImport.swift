@@ -1,8 +1,8 @@
-/// An import fed by the caller, chunk by chunk; from ``Importer/startPush(name:format:)``.
+/// An import fed by the caller, chunk by chunk; from ``Importer/startPush(name:format:progress:)``.
 ///
-/// Not thread-safe: push from one thread or task at a time. ``push(_:)``
+/// Not thread-safe: push from one thread or task at a time. ``push(_:)-(UnsafeRawBufferPointer)``
 /// parses on the calling thread and blocks while the store catches up (at
-/// most ``BatchLimits/queueDepth`` groups and ``BatchLimits/maxBytes`` wait), so memory stays bounded.
+/// most `BatchLimits.queueDepth` groups and `BatchLimits.maxBytes` wait), so memory stays bounded.
 public final class PushImport {
     private let pipeline: ImportPipeline
     private var finished = false
@@ -53,6 +53,17 @@ public final class PushImport {
             throw error
         }
         return try pipeline.finish()
+    }
+
+    /// Ends an import whose input failed outside sluice (the caller's
+    /// source threw `error`): what was committed stays, the ledger records
+    /// the run as failed (cancelled for ``ImportError/cancelled``).
+    public func abandon(_ error: ImportError) {
+        guard !finished else { return }
+        finished = true
+        if case .cancelled = error { pipeline.cancel() }
+        pipeline.drain()
+        pipeline.record(failure: error)
     }
 
     /// Stops the import: the batch being written rolls back; committed

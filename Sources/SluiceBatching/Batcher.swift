@@ -4,7 +4,7 @@ import SluiceRecords
 /// the rows or bytes reach the limits. Memory: one group being filled.
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
-public final class Batcher: RecordSink {
+package final class Batcher: RecordSink {
     private let mappers: [RowMapper]
     /// Each mapper as an ``EntityMapper`` (nil for others), and its key
     /// columns, looked up once rather than per record.
@@ -29,16 +29,21 @@ public final class Batcher: RecordSink {
     /// Makes the derived keys of `keyless: create` rows unique to this
     /// batcher (and so to this run).
     private let creationToken = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// Rows each entity received as a record of its own (not a deletion),
+    /// and as an object nested in another entity's record: the report tells
+    /// from them how many records repeated a key.
+    @exclusivity(unchecked) package private(set) var recordRows: [Int]
+    @exclusivity(unchecked) package private(set) var nestedRows: [Int]
     /// Records each entity skipped (filtered out or missing their key).
-    @exclusivity(unchecked) public private(set) var skipped: [Int]
+    @exclusivity(unchecked) package private(set) var skipped: [Int]
 
     /// Called with every full group; it may block (back-pressure) or throw
     /// (the store failed), which stops the parse.
-    public var onFull: (Batcher) throws -> Void = { _ in }
+    package var onFull: (Batcher) throws -> Void = { _ in }
 
     /// A batcher writing rows through `mappers` and link rows of `links`,
     /// bounded by `limits`.
-    public init(mappers: [RowMapper], links: [LinkSchema] = [], limits: BatchLimits) {
+    package init(mappers: [RowMapper], links: [LinkSchema] = [], limits: BatchLimits) {
         self.mappers = mappers
         entityMappers = mappers.map { $0 as? EntityMapper }
         keyColumns = mappers.map(\.schema.keyColumns)
@@ -49,12 +54,14 @@ public final class Batcher: RecordSink {
         arenas = Array(repeating: nil, count: mappers.count)
         linkArenas = Array(repeating: nil, count: links.count)
         skipped = Array(repeating: 0, count: mappers.count)
+        recordRows = skipped
+        nestedRows = skipped
     }
 
     /// Whether no rows are waiting.
-    public var isEmpty: Bool { rows == 0 }
+    package var isEmpty: Bool { rows == 0 }
 
-    public func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
+    package func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
         for entity in entities {
             if deleting.contains(entity) || mappers[entity].deletes(tree, root: 0) {
                 try appendDeletion(entity, tree, ordinal: ordinal)
@@ -101,6 +108,7 @@ public final class Batcher: RecordSink {
             return nil
         }
         rows += 1
+        if depth == 0 { recordRows[entity] += 1 } else { nestedRows[entity] += 1 }
         guard !relations[entity].isEmpty else { return keyCell }
         guard depth < maxNesting else {
             throw RecordError(entity: mapper.schema.name, attribute: nil, message: "nested objects deeper than \(maxNesting) levels")
@@ -273,7 +281,7 @@ public final class Batcher: RecordSink {
 
     /// Takes the rows gathered so far as a group with `checkpoint`, leaving
     /// the batcher empty. O(entities).
-    public func cut(checkpoint: Checkpoint, rawBytes: Int64, records: Int) -> BatchGroup {
+    package func cut(checkpoint: Checkpoint, rawBytes: Int64, records: Int) -> BatchGroup {
         var batches: [Batch] = []
         for (entity, arena) in arenas.enumerated() {
             guard let arena, arena.rowCount > 0 else { continue }

@@ -1,12 +1,14 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A FIFO bounded in length and in weight (bytes, say) between two threads:
 /// `push` blocks while it is full (back-pressure), `pop` blocks while it is
 /// empty. Either side can close it: after ``close()`` pops drain what is
 /// left, then return `nil`; after ``fail()`` pushes return `false` at once.
-public final class BlockingQueue<Element>: @unchecked Sendable {
+package final class BlockingQueue<Element>: @unchecked Sendable {
     private var items: [(element: Element, weight: Int)] = []
     private let capacity: Int
     private let weightLimit: Int
@@ -20,7 +22,7 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
     /// A queue holding at most `capacity` elements (at least 1) and, once it
     /// holds one, at most `weightLimit` of their weights together, each
     /// weighed once by `weigh` as it is pushed.
-    public init(capacity: Int, weightLimit: Int = .max, weigh: @escaping (Element) -> Int = { _ in 0 }) {
+    package init(capacity: Int, weightLimit: Int = .max, weigh: @escaping (Element) -> Int = { _ in 0 }) {
         self.capacity = max(1, capacity)
         self.weightLimit = weightLimit
         self.weigh = weigh
@@ -35,7 +37,7 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
 
     /// Adds `item`, waiting for room (an empty queue always has room);
     /// returns `false` (dropping it) when the consumer failed.
-    public func push(_ item: Element) -> Bool {
+    package func push(_ item: Element) -> Bool {
         let itemWeight = weigh(item)
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
@@ -50,7 +52,7 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// Takes the oldest element, waiting for one; `nil` once closed and empty.
-    public func pop() -> Element? {
+    package func pop() -> Element? {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         while items.isEmpty && !closed { pthread_cond_wait(&changed, &mutex) }
@@ -62,7 +64,7 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// No more pushes will come.
-    public func close() {
+    package func close() {
         pthread_mutex_lock(&mutex)
         closed = true
         pthread_cond_broadcast(&changed)
@@ -70,7 +72,7 @@ public final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// The consumer gave up: drop what is queued and refuse further pushes.
-    public func fail() {
+    package func fail() {
         pthread_mutex_lock(&mutex)
         failed = true
         closed = true

@@ -5,6 +5,8 @@ import Sluice
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `sluice import`: read inputs into the store.
@@ -46,8 +48,14 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Let --delete-missing empty an entity of which the run saw no record.")
     var allowEmptyDelete = false
 
-    @Option(help: "Write the counts as JSON to this file.")
+    @Option(help: "Write the counts, every table written and the warnings as JSON to this file.")
     var statsJson: String?
+
+    @Flag(name: .shortAndLong, help: "Show neither progress nor the summary; warnings and errors only.")
+    var quiet = false
+
+    @Option(help: "Progress on standard error: bar (a line that redraws), json (one object per line, for schedulers) or none (default: bar on a terminal, otherwise none).")
+    var progress: ProgressStyle?
 
     @Option(help: "key: sort rows by key in spilled runs and apply them once the input is read (fast on shuffled keys); input: commit batches in input order as they come.")
     var order: ApplyOrder = ImportOptions().order
@@ -167,26 +175,29 @@ struct ImportCommand: ParsableCommand {
         options.limits.maxFields = maxFields
         let report: ImportReport
         let interruption = Interruption()
+        let display = ProgressDisplay(style: progress ?? (quiet || isatty(2) == 0 ? .none : .bar))
         do {
             let importer = try makeImporter(options)
-            let meter = ProgressMeter(enabled: isatty(2) != 0)
-            defer { meter.clear() }
-            report = try importer.runBlocking(inputs: inputs, progress: meter.show, cancellation: interruption.cancellation)
+            defer { display.clear() }
+            report = try importer.runBlocking(inputs: inputs, progress: display.show, cancellation: interruption.cancellation)
         } catch {
             if case .cancelled = error, let signal = interruption.receivedSignal {
-                printError(
-                    "sluice: stopped by \(Interruption.name(of: signal)): the open transaction was rolled back, what was committed before it "
-                        + "is kept and the run is recorded as cancelled; run the same command with --resume to continue")
+                display.fail(
+                    "stopped by \(Interruption.name(of: signal)): the open transaction was rolled back, what was committed before it "
+                        + "is kept and the run is recorded as cancelled; run the same command with --resume to continue",
+                    exit: Interruption.exitCode(for: signal))
                 throw ExitCode(Interruption.exitCode(for: signal))
             }
-            throw fail(error)
+            display.fail("\(error)", exit: ExitStatus.code(for: error))
+            throw ExitCode(ExitStatus.code(for: error))
         }
-        print(Summary.text(report))
+        if !quiet { print(Summary.text(report)) }
+        for warning in report.warnings { display.warn(warning) }
         if let statsJson {
             do {
                 try Summary.writeJSON(report, to: statsJson)
             } catch {
-                printError("sluice: cannot write \(statsJson): \(error)")
+                display.fail("cannot write \(statsJson): \(error)", exit: ExitStatus.ioError)
                 throw ExitCode(ExitStatus.ioError)
             }
         }

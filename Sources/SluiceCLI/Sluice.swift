@@ -3,6 +3,8 @@ import Sluice
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The `sluice` command.

@@ -2,22 +2,36 @@ import Sluice
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The end-of-run report, for people and as JSON.
 enum Summary {
-    /// A table of counts per entity and the totals.
+    /// The totals, then a line per table the mapping has: entity tables
+    /// (with the stub rows among their inserts) and link tables (links
+    /// added and removed). Warnings go to standard error, not here.
     static func text(_ report: ImportReport) -> String {
         let rate = report.seconds > 0 ? Int(Double(report.records) / report.seconds) : report.records
-        var lines = ["\(report.records) records, \(report.bytes) bytes in \(report.secondsText) s (\(rate) records/s)"]
-        let width = max(6, report.entities.map(\.name.count).max() ?? 0)
-        lines.append("entity".padding(width) + "  inserted   updated unchanged   deleted   skipped")
-        for (name, counts) in report.entities {
+        var lines = [
+            "\(ProgressDisplay.grouped(report.records)) records, \(ProgressDisplay.grouped(Int(report.bytes))) bytes in \(report.secondsText) s "
+                + "(\(ProgressDisplay.grouped(rate)) records/s)"
+        ]
+        let tables = report.tables.isEmpty
+            ? report.entities.map { TableReport(name: $0.name, kind: .entity, inserted: $0.counts.inserted, updated: $0.counts.updated,
+                                                unchanged: $0.counts.unchanged, deleted: $0.counts.deleted) }
+            : report.tables
+        let width = max(5, tables.map(\.name.count).max() ?? 0)
+        let headings = ["inserted", "updated", "unchanged", "deleted", "skipped", "stubs"]
+        lines.append("table".padding(width) + "  " + "kind".padding(6) + headings.map { $0.leftPadding(10) }.joined())
+        for table in tables {
+            let skipped = table.kind == .entity ? String(report[entity: table.name]?.skipped ?? 0) : ""
+            let cells = table.kind == .entity
+                ? [String(table.inserted), String(table.updated), String(table.unchanged), String(table.deleted), skipped, String(table.stubs)]
+                : [String(table.inserted), "", "", String(table.deleted), "", ""]
             lines.append(
-                name.padding(width) + "  " + [counts.inserted, counts.updated, counts.unchanged, counts.deleted, counts.skipped]
-                    .map { String($0).leftPadding(9) }.joined(separator: " "))
+                table.name.padding(width) + "  " + table.kind.rawValue.padding(6) + cells.map { $0.leftPadding(10) }.joined())
         }
-        lines += report.warnings.map { "warning: " + $0 }
         return lines.joined(separator: "\n")
     }
 
@@ -36,33 +50,6 @@ enum Summary {
         var description: String { reason }
     }
 
-}
-
-/// A one-line progress display on standard error, for terminals only.
-final class ProgressMeter: Sendable {
-    private let enabled: Bool
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    /// Shows bytes read, records/s and, when the total is known, the ETA.
-    func show(_ progress: ImportProgress) {
-        guard enabled else { return }
-        let rate = progress.seconds > 0 ? Double(progress.records) / progress.seconds : 0
-        var line = "\r\(progress.bytesRead >> 20) MiB"
-        if let total = progress.bytesTotal, total > 0 {
-            let fraction = Double(progress.bytesRead) / Double(total)
-            line += " of \(total >> 20) MiB (\(Int(fraction * 100))%)"
-            if fraction > 0 { line += ", ETA \(Int(progress.seconds / fraction - progress.seconds)) s" }
-        }
-        line += ", \(progress.records) records, \(Int(rate)) records/s   "
-        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
-    }
-
-    /// Erases the progress line.
-    func clear() {
-        guard enabled else { return }
-        printError("\r" + String(repeating: " ", count: 78) + "\r")
-    }
 }
 
 extension String {

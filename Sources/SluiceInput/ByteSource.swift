@@ -1,7 +1,7 @@
 /// A stream of bytes read front to back, in chunks the caller sizes.
 ///
 /// Sources are single-pass and not thread-safe: one reader at a time.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
     /// The input's name in messages: a path, or `-` for standard input.
     var name: String { get }
 

@@ -6,11 +6,11 @@
 /// ``InputError/truncated(path:format:offset:)``, never as a short success.
 /// Memory: one input chunk plus the C library's state (up to ~8 MiB for xz
 /// and zstd windows).
-public final class DecompressingSource: ByteSource {
-    public var name: String { raw.name }
-    public var consumedBytes: Int64 { raw.consumedBytes }
-    public var totalBytes: Int64? { raw.totalBytes }
-    public let compression: Compression
+package final class DecompressingSource: ByteSource {
+    package var name: String { raw.name }
+    package var consumedBytes: Int64 { raw.consumedBytes }
+    package var totalBytes: Int64? { raw.totalBytes }
+    package let compression: Compression
 
     private let raw: FileByteSource
     private let decoder: StreamDecoder
@@ -32,7 +32,7 @@ public final class DecompressingSource: ByteSource {
     /// Where in the compressed file the decoder stands.
     private var compressedOffset: Int64 { raw.consumedBytes - Int64(filled - position) }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         guard buffer.count > 0 else { return 0 }
         while true {
             if position == filled && !rawEnded {

@@ -5,11 +5,11 @@ import Darwin
 #endif
 
 /// Plain bytes of a file or of standard input, read with `read(2)`.
-public final class FileByteSource: ByteSource {
-    public let name: String
-    public private(set) var consumedBytes: Int64 = 0
-    public let totalBytes: Int64?
-    public var compression: Compression { .none }
+package final class FileByteSource: ByteSource {
+    package let name: String
+    package private(set) var consumedBytes: Int64 = 0
+    package let totalBytes: Int64?
+    package var compression: Compression { .none }
 
     private let fd: Int32
     private let ownsDescriptor: Bool
@@ -22,7 +22,7 @@ public final class FileByteSource: ByteSource {
     /// - Throws: ``InputError/notFound(path:)`` when the path does not exist,
     ///   ``InputError/unreadable(path:reason:)`` when it cannot be opened or is
     ///   a directory.
-    public init(path: String) throws(InputError) {
+    package init(path: String) throws(InputError) {
         name = path
         if path == "-" {
             fd = STDIN_FILENO
@@ -55,7 +55,7 @@ public final class FileByteSource: ByteSource {
 
     /// Reads up to `count` bytes ahead and keeps them to be returned again by
     /// the next reads; returns what it read (fewer only at end of input).
-    public func peek(_ count: Int) throws(InputError) -> [UInt8] {
+    package func peek(_ count: Int) throws(InputError) -> [UInt8] {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
         defer { scratch.deallocate() }
         var filled = 0
@@ -69,7 +69,7 @@ public final class FileByteSource: ByteSource {
         return pending
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         if pendingIndex < pending.count {
             let count = min(buffer.count, pending.count - pendingIndex)
@@ -81,7 +81,7 @@ public final class FileByteSource: ByteSource {
             return count
         }
         while true {
-            let count = Glibc.read(fd, base, buffer.count)
+            let count = systemRead(fd, base, buffer.count)
             if count >= 0 {
                 consumedBytes += Int64(count)
                 return count
@@ -90,4 +90,9 @@ public final class FileByteSource: ByteSource {
             throw .unreadable(path: name, reason: String(cString: strerror(errno)))
         }
     }
+}
+
+/// `read(2)`, by a name the class's own `read` does not shadow.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
 }

@@ -1,9 +1,9 @@
 /// A borrowed run of bytes handed to an event handler; valid only during the
 /// callback that receives it.
-public typealias ByteSpan = UnsafeBufferPointer<UInt8>
+package typealias ByteSpan = UnsafeBufferPointer<UInt8>
 
 extension UnsafeBufferPointer where Element == UInt8 {
     /// The bytes as a Swift `String` (invalid UTF-8 repaired); allocates, so
     /// for messages and schema work, not the hot path.
-    public var string: String { String(decoding: self, as: UTF8.self) }
+    package var string: String { String(decoding: self, as: UTF8.self) }
 }

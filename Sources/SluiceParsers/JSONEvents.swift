@@ -1,5 +1,5 @@
 /// The kind of a JSON scalar.
-public enum JSONScalarKind: UInt8, Sendable {
+package enum JSONScalarKind: UInt8, Sendable {
     case string, number, `true`, `false`, null
 }
 
@@ -8,7 +8,7 @@ public enum JSONScalarKind: UInt8, Sendable {
 /// Numbers arrive as their source text, so 64-bit integers and long decimals
 /// stay exact. Methods may throw to stop the parse; spans are valid only
 /// during the call.
-public protocol JSONEventHandler: AnyObject {
+package protocol JSONEventHandler: AnyObject {
     /// `{`
     func startObject() throws
     /// An object member's key; the member's value follows.

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import CSluiceYAJL
 
@@ -13,7 +15,7 @@ import CSluiceYAJL
 /// accepted. Memory: yajl's token buffer (the longest unfinished token).
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
-public final class JSONPushParser {
+package final class JSONPushParser {
     private let handler: JSONEventHandler
     private let name: String
     private let decompressed: Bool
@@ -53,7 +55,7 @@ public final class JSONPushParser {
     /// any number of top-level values (JSON Lines); `decompressed` says byte
     /// offsets are of a decompressed stream; `maxTokenBytes` bounds the bytes
     /// read without any event (one giant string or number).
-    public init(
+    package init(
         handler: JSONEventHandler, name: String, multipleValues: Bool, decompressed: Bool = false,
         maxTokenBytes: Int = 16 << 20
     ) {
@@ -83,7 +85,7 @@ public final class JSONPushParser {
     ///
     /// - Throws: ``ParseError`` when the text is not valid JSON or the handler
     ///   throws.
-    public func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
+    package func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
         guard bytes.count > 0 else { return }
         if !headDone {
             head.append(contentsOf: bytes)
@@ -101,7 +103,7 @@ public final class JSONPushParser {
     }
 
     /// Ends the input: an unfinished value, or no value at all, is an error.
-    public func finish() throws(ParseError) {
+    package func finish() throws(ParseError) {
         if !headDone {
             headDone = true
             let held = head
@@ -209,7 +211,7 @@ public final class JSONPushParser {
     }
 
     /// The current location (during a callback: just after the current token).
-    public var location: SourceLocation {
+    package var location: SourceLocation {
         location(consumed: currentChunk == nil ? 0 : Int(yajl_get_bytes_consumed(handle)))
     }
 

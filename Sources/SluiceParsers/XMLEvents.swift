@@ -1,11 +1,11 @@
 /// One attribute of an element, borrowed from the parser for one callback.
-public struct XMLAttribute {
+package struct XMLAttribute {
     /// Local name (prefix stripped).
-    public var name: ByteSpan
+    package var name: ByteSpan
     /// The value as libxml2 delivered it: character references decoded, but
     /// `&` still written as `&#38;` (libxml2 does that when it does not expand
     /// entities); ``XMLPushParser`` undoes that before handing it over.
-    public var value: ByteSpan
+    package var value: ByteSpan
 }
 
 /// Receives the events of an XML document in document order.
@@ -13,7 +13,7 @@ public struct XMLAttribute {
 /// Methods may throw to stop the parse; the error is reported as
 /// ``ParseError/Reason/rejected(_:)`` at the current location. Spans are valid
 /// only during the call.
-public protocol XMLEventHandler: AnyObject {
+package protocol XMLEventHandler: AnyObject {
     /// An element opens; `attributes` are in document order.
     func startElement(name: ByteSpan, attributes: UnsafeBufferPointer<XMLAttribute>) throws
     /// The innermost open element closes.

@@ -23,7 +23,7 @@ private let denyExternalEntities: Void = {
 /// and one attribute scratch buffer.
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
-public final class XMLPushParser {
+package final class XMLPushParser {
     private let handler: XMLEventHandler
     private let name: String
     private let decompressed: Bool
@@ -38,7 +38,7 @@ public final class XMLPushParser {
 
     /// Creates a parser for the input called `name` (used in messages);
     /// `decompressed` says byte offsets are of a decompressed stream.
-    public init(handler: XMLEventHandler, name: String, decompressed: Bool = false) {
+    package init(handler: XMLEventHandler, name: String, decompressed: Bool = false) {
         _ = denyExternalEntities
         self.handler = handler
         self.name = name
@@ -53,7 +53,7 @@ public final class XMLPushParser {
     ///
     /// - Throws: ``ParseError`` when the document is not well-formed, when it
     ///   declares entities, or when the handler throws.
-    public func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
+    package func feed(_ bytes: UnsafeRawBufferPointer) throws(ParseError) {
         guard bytes.count > 0 else { return }
         if head.count < 3 { head.append(contentsOf: bytes.prefix(3 - head.count)) }
         let context = try start()
@@ -72,7 +72,7 @@ public final class XMLPushParser {
 
     /// Ends the document: reports an error if it is incomplete (unclosed
     /// elements, no root element, truncated input).
-    public func finish() throws(ParseError) {
+    package func finish() throws(ParseError) {
         let context = try start()
         sluice_xml_silence_generic_errors()
         let code = xmlParseChunk(context, nil, 0, 1)
@@ -84,7 +84,7 @@ public final class XMLPushParser {
     }
 
     /// The current location, as libxml2 knows it.
-    public var location: SourceLocation {
+    package var location: SourceLocation {
         guard let context else { return SourceLocation(file: name, decompressed: decompressed) }
         let consumed = xmlByteConsumed(context)
         return SourceLocation(

@@ -6,7 +6,7 @@
 extension RowArena {
     /// -1, 0 or 1 as `left` (of `self`) sorts before, with or after `right`
     /// (of `other`). O(length of the shorter text).
-    public func compare(_ left: Cell, _ right: Cell, of other: RowArena) -> Int {
+    package func compare(_ left: Cell, _ right: Cell, of other: RowArena) -> Int {
         switch (left, right) {
         case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.text, .text), (.blob, .blob):
@@ -25,11 +25,11 @@ extension RowArena {
     }
 
     /// -1, 0 or 1 as two cells of this arena sort.
-    public func compare(_ left: Cell, _ right: Cell) -> Int { compare(left, right, of: self) }
+    package func compare(_ left: Cell, _ right: Cell) -> Int { compare(left, right, of: self) }
 
     /// Compares row `row`'s `columns` with row `otherRow` of `other`, column
     /// by column.
-    public func compare(row: Int, _ columns: [Int], with otherRow: Int, of other: RowArena) -> Int {
+    package func compare(row: Int, _ columns: [Int], with otherRow: Int, of other: RowArena) -> Int {
         for column in columns {
             let order = compare(self[row, column], other[otherRow, column], of: other)
             if order != 0 { return order }

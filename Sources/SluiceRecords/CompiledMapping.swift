@@ -1,33 +1,33 @@
 /// A checked mapping turned into what the import runs: record paths routed to
 /// entities, and one ``RowMapper`` per entity.
-public struct CompiledMapping {
+package struct CompiledMapping {
     /// A record path and the entities its records fill.
-    public struct Route {
+    package struct Route {
         /// Where the records are.
-        public var path: RecordPath
+        package var path: RecordPath
         /// Indices into ``mappers``.
-        public var entities: [Int]
+        package var entities: [Int]
         /// Those of ``entities`` whose records here delete their key.
-        public var deleting: [Int] = []
+        package var deleting: [Int] = []
     }
 
     /// The routes, one per distinct record path.
-    public var routes: [Route]
+    package var routes: [Route]
     /// One mapper per entity, in mapping order.
-    public var mappers: [RowMapper]
+    package var mappers: [RowMapper]
     /// The link tables of to-many relationships.
-    public var links: [LinkSchema] = []
+    package var links: [LinkSchema] = []
 
     /// The most record paths one mapping may declare.
-    public static let maxRoutes = 64
+    package static let maxRoutes = 64
     /// The most attributes one entity may declare.
-    public static let maxAttributes = 256
+    package static let maxAttributes = 256
 
     /// Compiles a mapping, with Swift `hooks` by entity name. O(mapping size).
     ///
     /// - Throws: ``MappingError`` with every problem found, including hooks
     ///   for entities or attributes the mapping does not have.
-    public init(_ mapping: Mapping, hooks: [String: EntityHooks] = [:]) throws(MappingError) {
+    package init(_ mapping: Mapping, hooks: [String: EntityHooks] = [:]) throws(MappingError) {
         var problems = Self.check(mapping)
         for (name, entityHooks) in hooks.sorted(by: { $0.key < $1.key }) {
             guard let entity = mapping.entities.first(where: { $0.name == name }) else {
@@ -107,13 +107,13 @@ public struct CompiledMapping {
 
     /// A mapping for schemaless JSON: each record (`records` path) becomes a
     /// row of `entity`, columns discovered from the top-level members.
-    public init(schemaless entity: String, key: String, records: RecordPath) {
+    package init(schemaless entity: String, key: String, records: RecordPath) {
         routes = [Route(path: records, entities: [0])]
         mappers = [SchemalessMapper(entity: entity, key: key)]
     }
 
     /// The kind of document (XML or JSON) the record paths address.
-    public var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
+    package var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
 
     private static func mapper(for entity: EntityMapping, in mapping: Mapping, kind: DocumentKind, hooks: EntityHooks) -> EntityMapper {
         var columns: [ColumnSchema] = []

@@ -11,7 +11,7 @@ import SluiceParsers
 /// (and those of small nested objects, by dotted path) are the fields.
 /// Memory: statistics per distinct path, plus up to 200,000 distinct values
 /// per key candidate.
-public final class MappingInference: XMLEventHandler, JSONEventHandler {
+package final class MappingInference: XMLEventHandler, JSONEventHandler {
     private let maxDepth = 6
     // XML
     private var elementStack: [(path: String, childCounts: [String: Int], hadChildren: Bool)] = []
@@ -30,11 +30,11 @@ public final class MappingInference: XMLEventHandler, JSONEventHandler {
     private var fields: [String: FieldStatistics] = [:]
 
     /// An empty collector.
-    public init() {}
+    package init() {}
 
     // MARK: - XML events
 
-    public func startElement(name: ByteSpan, attributes: UnsafeBufferPointer<XMLAttribute>) throws {
+    package func startElement(name: ByteSpan, attributes: UnsafeBufferPointer<XMLAttribute>) throws {
         let elementName = name.string
         let parentPath = elementStack.last?.path ?? ""
         let path = parentPath + "/" + elementName
@@ -54,7 +54,7 @@ public final class MappingInference: XMLEventHandler, JSONEventHandler {
         text.removeAll(keepingCapacity: true)
     }
 
-    public func endElement() throws {
+    package func endElement() throws {
         guard let frame = elementStack.popLast() else { return }
         for (child, count) in frame.childCounts {
             let childPath = frame.path + "/" + child
@@ -68,26 +68,26 @@ public final class MappingInference: XMLEventHandler, JSONEventHandler {
         text.removeAll(keepingCapacity: true)
     }
 
-    public func characters(_ chunk: ByteSpan) throws {
+    package func characters(_ chunk: ByteSpan) throws {
         if text.count < 4096 { text.append(contentsOf: chunk.prefix(4096 - text.count)) }
     }
 
     // MARK: - JSON events
 
-    public func startObject() throws { try startValue(isContainer: true, isArray: false) }
-    public func startArray() throws { try startValue(isContainer: true, isArray: true) }
+    package func startObject() throws { try startValue(isContainer: true, isArray: false) }
+    package func startArray() throws { try startValue(isContainer: true, isArray: true) }
 
-    public func key(_ name: ByteSpan) throws {
+    package func key(_ name: ByteSpan) throws {
         guard !containers.isEmpty else { return }
         let key = name.string
         containers[containers.count - 1].key = key
         containers[containers.count - 1].keys.insert(key)
     }
 
-    public func endObject() throws { endContainer() }
-    public func endArray() throws { endContainer() }
+    package func endObject() throws { endContainer() }
+    package func endArray() throws { endContainer() }
 
-    public func scalar(_ kind: JSONScalarKind, _ text: ByteSpan) throws {
+    package func scalar(_ kind: JSONScalarKind, _ text: ByteSpan) throws {
         let path = valuePath()
         try startValue(isContainer: false, isArray: false)
         guard containers.count <= maxDepth else { return }
@@ -132,7 +132,7 @@ public final class MappingInference: XMLEventHandler, JSONEventHandler {
     // MARK: - Proposing
 
     /// The mapping the sample suggests for a `kind` document.
-    public func proposal(for kind: DocumentKind) -> Mapping {
+    package func proposal(for kind: DocumentKind) -> Mapping {
         kind == .xml ? xmlProposal() : jsonProposal()
     }
 

@@ -1,13 +1,13 @@
 /// The document kind a path addresses.
-public enum DocumentKind: String, Sendable {
+package enum DocumentKind: String, Sendable {
     case xml, json
 }
 
 /// Where records are in a document: a compiled XML element path (`/osm/node`,
 /// `*` matches any element name) or JSON path (`$`, `$[*]`, `$.jobs[*]`).
-public struct RecordPath: Sendable, Equatable, CustomStringConvertible {
+package struct RecordPath: Sendable, Equatable, CustomStringConvertible {
     /// One level of the path.
-    public enum Component: Sendable, Equatable {
+    package enum Component: Sendable, Equatable {
         /// An element name (XML) or object key (JSON).
         case name([UInt8])
         /// Any element name (XML `*`).
@@ -17,15 +17,15 @@ public struct RecordPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// XML or JSON.
-    public let kind: DocumentKind
+    package let kind: DocumentKind
     /// The levels below the document (XML: starting with the root element;
     /// JSON: below the top-level value, so `$` has none).
-    public let components: [Component]
+    package let components: [Component]
     /// The path as written.
-    public let description: String
+    package let description: String
 
     /// Parses `text`; returns `nil` with `problem` set when it is malformed.
-    public static func parse(_ text: String) -> Result<RecordPath, PathProblem> {
+    package static func parse(_ text: String) -> Result<RecordPath, PathProblem> {
         if text.hasPrefix("/") {
             let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
             guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
@@ -65,9 +65,9 @@ public struct RecordPath: Sendable, Equatable, CustomStringConvertible {
 /// element's text), `revision/contributor/username`, `revision/@id`, `.` (the
 /// record element's own text). JSON: `id`, `actor.login`, `tags[0]`,
 /// `payload.commits[2].sha`, `.` (the record value itself).
-public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
+package struct FieldPath: Sendable, Equatable, CustomStringConvertible {
     /// One step.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// A child element (XML) or object member (JSON) of this name.
         case child([UInt8])
         /// An XML attribute.
@@ -80,12 +80,12 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the path gathers several values (it has a `[*]` step).
-    public let gathers: Bool
+    package let gathers: Bool
 
     /// The steps from the record's root.
-    public let steps: [Step]
+    package let steps: [Step]
     /// The path as written.
-    public let description: String
+    package let description: String
 
     init(steps: [Step], description: String) {
         self.steps = steps
@@ -94,7 +94,7 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `text` in the syntax of `kind`.
-    public static func parse(_ text: String, kind: DocumentKind) -> Result<FieldPath, PathProblem> {
+    package static func parse(_ text: String, kind: DocumentKind) -> Result<FieldPath, PathProblem> {
         if text == "." { return .success(FieldPath(steps: [], description: text)) }
         guard !text.isEmpty else { return .failure(PathProblem("a source path is empty")) }
         var steps: [Step] = []
@@ -152,8 +152,8 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a path could not be parsed.
-public struct PathProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package struct PathProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// The message.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,7 +1,7 @@
 import SluiceParsers
 
 /// Receives each complete record.
-public protocol RecordSink: AnyObject {
+package protocol RecordSink: AnyObject {
     /// `tree` holds the record (valid during the call only); `entities` are
     /// the mapper indices its path routes to, `deleting` those of them for
     /// which records at this path delete their key; `ordinal` is its
@@ -9,44 +9,24 @@ public protocol RecordSink: AnyObject {
     func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws
 }
 
-/// Limits that keep one record, or one document, from taking unbounded
-/// memory or time. The defaults are far above anything a real dump holds.
-public struct RecordLimits: Sendable, Equatable {
-    /// Deepest element or container nesting, in or out of records.
-    public var maxDepth: Int = 1_000
-    /// Largest record (names, values and tree nodes), in bytes.
-    public var maxRecordBytes: Int = 64 << 20
-    /// Largest single value (string, number, text, attribute), in bytes.
-    /// For JSON it also bounds any token yajl must buffer, in or out of
-    /// records. (libxml2 bounds XML tokens itself, at 10 MB.) yajl re-reads
-    /// an unfinished token on every chunk, so stopping a hostile token costs
-    /// time growing faster than its size: 0.7 s at 16 MiB, 4 s at 31 MiB.
-    public var maxFieldBytes: Int = 16 << 20
-    /// Most fields (attributes, elements, members, array items) in a record.
-    public var maxFields: Int = 1_000_000
-
-    /// The default limits.
-    public init() {}
-}
-
 /// Follows parser events, recognises the records the mapping's paths point
 /// at, and assembles each into a ``RecordTree`` for the sink. Everything
 /// outside records is skipped without being stored: memory holds one record.
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
-public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
+package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private let routes: [CompiledMapping.Route]
     private let sink: RecordSink
     private let limits: RecordLimits
     @exclusivity(unchecked) private var tree = RecordTree()
 
     /// Number of records started so far in this input.
-    @exclusivity(unchecked) public private(set) var recordCount = 0
+    @exclusivity(unchecked) package private(set) var recordCount = 0
     /// Records up to this ordinal are parsed and checked but not handed to
     /// the sink: they were committed by an interrupted run being resumed.
-    public var skipThrough = 0
+    package var skipThrough = 0
     /// Whether a record is being assembled.
-    public var isInRecord: Bool { recordRoute >= 0 }
+    package var isInRecord: Bool { recordRoute >= 0 }
 
     /// Bit i set: route i's path matches the path so far. One entry per open
     /// element or container outside records.
@@ -61,7 +41,7 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private let allRoutes: UInt64
 
     /// An assembler for `routes` that hands records to `sink`.
-    public init(routes: [CompiledMapping.Route], sink: RecordSink, limits: RecordLimits = RecordLimits()) {
+    package init(routes: [CompiledMapping.Route], sink: RecordSink, limits: RecordLimits = RecordLimits()) {
         self.routes = routes
         self.sink = sink
         self.limits = limits
@@ -70,7 +50,7 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
 
     // MARK: - XML
 
-    public func startElement(name: ByteSpan, attributes: UnsafeBufferPointer<XMLAttribute>) throws {
+    package func startElement(name: ByteSpan, attributes: UnsafeBufferPointer<XMLAttribute>) throws {
         if isInRecord {
             recordDepth += 1
             try checkDepth(masks.count + recordDepth)
@@ -108,7 +88,7 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         }
     }
 
-    public func endElement() throws {
+    package func endElement() throws {
         if isInRecord && recordDepth > 0 {
             recordDepth -= 1
             tree.close()
@@ -121,7 +101,7 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         masks.removeLast()
     }
 
-    public func characters(_ text: ByteSpan) throws {
+    package func characters(_ text: ByteSpan) throws {
         guard isInRecord else { return }
         tree.appendText(text)
         try checkSize()
@@ -129,11 +109,11 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
 
     // MARK: - JSON
 
-    public func startObject() throws { try startContainer(isArray: false) }
+    package func startObject() throws { try startContainer(isArray: false) }
 
-    public func startArray() throws { try startContainer(isArray: true) }
+    package func startArray() throws { try startContainer(isArray: true) }
 
-    public func key(_ name: ByteSpan) throws {
+    package func key(_ name: ByteSpan) throws {
         if isInRecord {
             tree.setName(name)
             return
@@ -152,11 +132,11 @@ public final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         jsonFrames[depth - 1].childMask = mask
     }
 
-    public func endObject() throws { try endContainer() }
+    package func endObject() throws { try endContainer() }
 
-    public func endArray() throws { try endContainer() }
+    package func endArray() throws { try endContainer() }
 
-    public func scalar(_ kind: JSONScalarKind, _ text: ByteSpan) throws {
+    package func scalar(_ kind: JSONScalarKind, _ text: ByteSpan) throws {
         let nodeKind: RecordTree.Kind
         switch kind {
         case .string: nodeKind = .string

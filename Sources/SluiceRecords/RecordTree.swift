@@ -1,14 +1,16 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import SluiceParsers
 
 /// The subtree of the record being read, stored flat: nodes in one array,
 /// names and values in one byte buffer. Both are reused from record to record,
 /// so assembling a record allocates nothing once the buffers have grown.
-public struct RecordTree: Sendable {
+package struct RecordTree: Sendable {
     /// What a node is.
-    public enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         case object, array, string, number, `true`, `false`, null
         /// An XML element; its value is its concatenated text.
         case element
@@ -18,51 +20,51 @@ public struct RecordTree: Sendable {
 
     /// One node. Names and values are spans of ``bytes``; links are indices
     /// into ``nodes`` (-1 for none).
-    public struct Node: Sendable {
+    package struct Node: Sendable {
         /// What the node is.
-        public var kind: Kind
+        package var kind: Kind
         /// Where its name (object key, element or attribute name) starts in `bytes`.
-        public var nameStart: Int32
+        package var nameStart: Int32
         /// The name's length; 0 for array elements and the root.
-        public var nameLength: Int32
+        package var nameLength: Int32
         /// Where its value (scalar text, element text) starts in `bytes`.
-        public var valueStart: Int32
+        package var valueStart: Int32
         /// The value's length.
-        public var valueLength: Int32
+        package var valueLength: Int32
         /// The enclosing node, -1 for the root.
-        public var parent: Int32
+        package var parent: Int32
         /// The first child, -1 for none.
-        public var firstChild: Int32 = -1
+        package var firstChild: Int32 = -1
         /// The last child, -1 for none (appending is O(1)).
-        public var lastChild: Int32 = -1
+        package var lastChild: Int32 = -1
         /// The next node with the same parent, -1 for none.
-        public var nextSibling: Int32 = -1
+        package var nextSibling: Int32 = -1
     }
 
     /// All nodes; the record's root is node 0.
-    public private(set) var nodes: [Node] = []
+    package private(set) var nodes: [Node] = []
     /// Names and values.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// The open container new nodes are added to (-1 before the root).
     private var current: Int32 = -1
     /// The JSON key waiting for its value, as a span of `bytes`.
     private var pendingName: (start: Int32, length: Int32) = (0, 0)
 
     /// An empty tree.
-    public init() {}
+    package init() {}
 
     /// True once the root has been closed (or was a scalar).
-    public var isComplete: Bool { !nodes.isEmpty && current == -1 }
+    package var isComplete: Bool { !nodes.isEmpty && current == -1 }
 
     /// Memory held by this record, in bytes (checked against the record limit).
-    public var byteSize: Int { bytes.count + nodes.count * MemoryLayout<Node>.stride }
+    package var byteSize: Int { bytes.count + nodes.count * MemoryLayout<Node>.stride }
 
     /// The length of the value written last: the newest scalar or attribute,
     /// or the text of the element being read. O(1).
-    public private(set) var lastValueLength = 0
+    package private(set) var lastValueLength = 0
 
     /// Empties the tree for the next record, keeping its capacity.
-    public mutating func reset() {
+    package mutating func reset() {
         nodes.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
         lastValueLength = 0
@@ -73,7 +75,7 @@ public struct RecordTree: Sendable {
     // MARK: - Building
 
     /// Remembers the key of the next JSON object member.
-    public mutating func setName(_ name: ByteSpan) {
+    package mutating func setName(_ name: ByteSpan) {
         let start = Int32(bytes.count)
         bytes.append(contentsOf: name)
         pendingName = (start, Int32(name.count))
@@ -81,7 +83,7 @@ public struct RecordTree: Sendable {
 
     /// Adds a node under the current container; containers become current.
     @discardableResult
-    public mutating func open(_ kind: Kind, name: ByteSpan? = nil, value: ByteSpan? = nil) -> Int32 {
+    package mutating func open(_ kind: Kind, name: ByteSpan? = nil, value: ByteSpan? = nil) -> Int32 {
         var nameSpan = pendingName
         if let name {
             nameSpan = (Int32(bytes.count), Int32(name.count))
@@ -115,7 +117,7 @@ public struct RecordTree: Sendable {
     }
 
     /// Closes the current container.
-    public mutating func close() {
+    package mutating func close() {
         guard current >= 0 else { return }
         current = nodes[Int(current)].parent
     }
@@ -125,7 +127,7 @@ public struct RecordTree: Sendable {
     /// after a child is moved to the end of the buffer once so the value
     /// stays contiguous. The record-size limit bounds what mixed content can
     /// cost.
-    public mutating func appendText(_ text: ByteSpan) {
+    package mutating func appendText(_ text: ByteSpan) {
         guard current >= 0 else { return }
         let index = Int(current)
         let node = nodes[index]
@@ -152,7 +154,7 @@ public struct RecordTree: Sendable {
     // MARK: - Reading
 
     /// Whether the node's name equals `name`.
-    public func nameEquals(_ node: Int32, _ name: [UInt8]) -> Bool {
+    package func nameEquals(_ node: Int32, _ name: [UInt8]) -> Bool {
         let entry = nodes[Int(node)]
         guard Int(entry.nameLength) == name.count else { return false }
         let start = Int(entry.nameStart)
@@ -161,20 +163,20 @@ public struct RecordTree: Sendable {
     }
 
     /// The node's name bytes.
-    public func name(_ node: Int32) -> ArraySlice<UInt8> {
+    package func name(_ node: Int32) -> ArraySlice<UInt8> {
         let entry = nodes[Int(node)]
         return bytes[Int(entry.nameStart)..<Int(entry.nameStart + entry.nameLength)]
     }
 
     /// The node's value bytes (text of strings, numbers, elements, attributes).
-    public func value(_ node: Int32) -> ArraySlice<UInt8> {
+    package func value(_ node: Int32) -> ArraySlice<UInt8> {
         let entry = nodes[Int(node)]
         return bytes[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]
     }
 
     /// Calls `body` with the node's value bytes in place (no slice, no
     /// retain of the buffer); valid during the call only.
-    public func withValueBytes<R>(_ node: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withValueBytes<R>(_ node: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let entry = nodes[Int(node)]
         return try bytes.withUnsafeBytes { all in
             try body(UnsafeRawBufferPointer(rebasing: all[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]))
@@ -183,7 +185,7 @@ public struct RecordTree: Sendable {
 
     /// The node's value as source text: `true`/`false` for booleans, the
     /// digits of numbers, the text of strings, elements and attributes.
-    public func scalarText(_ node: Int32) -> ArraySlice<UInt8> {
+    package func scalarText(_ node: Int32) -> ArraySlice<UInt8> {
         switch nodes[Int(node)].kind {
         case .true: return Array("true".utf8)[...]
         case .false: return Array("false".utf8)[...]
@@ -192,18 +194,18 @@ public struct RecordTree: Sendable {
     }
 
     /// The children of `node` in order.
-    public func children(_ node: Int32) -> ChildSequence { ChildSequence(tree: self, first: nodes[Int(node)].firstChild) }
+    package func children(_ node: Int32) -> ChildSequence { ChildSequence(tree: self, first: nodes[Int(node)].firstChild) }
 
     /// The node `path` leads to from the root, or `nil` when the source has
     /// no such field. O(children visited).
-    public func resolve(_ path: FieldPath) -> Int32? {
+    package func resolve(_ path: FieldPath) -> Int32? {
         guard !nodes.isEmpty else { return nil }
         return resolve(path.steps[...], from: 0)
     }
 
     /// Every node a gathering path (one with a `[*]` step) leads to, in
     /// document order; `nil` when the field before `[*]` is absent.
-    public func resolveAll(_ path: FieldPath, from root: Int32 = 0) -> [Int32]? {
+    package func resolveAll(_ path: FieldPath, from root: Int32 = 0) -> [Int32]? {
         var found: [Int32] = []
         guard forEachGathered(path, from: root, { found.append($0) }) else { return nil }
         return found
@@ -213,7 +215,7 @@ public struct RecordTree: Sendable {
     /// order, without collecting them; returns false (calling nothing) when
     /// the field before `[*]` is absent. O(children of the gathered field).
     @discardableResult
-    public func forEachGathered<E: Error>(_ path: FieldPath, from root: Int32 = 0, _ body: (Int32) throws(E) -> Void) throws(E) -> Bool {
+    package func forEachGathered<E: Error>(_ path: FieldPath, from root: Int32 = 0, _ body: (Int32) throws(E) -> Void) throws(E) -> Bool {
         guard !nodes.isEmpty, let split = path.steps.firstIndex(where: { if case .each = $0 { return true } else { return false } }),
             case .each(let name) = path.steps[split], let parent = resolve(path.steps[..<split], from: root)
         else { return false }
@@ -239,7 +241,7 @@ public struct RecordTree: Sendable {
     }
 
     /// The node `path` leads to from `node` (a path relative to it).
-    public func resolve(_ path: FieldPath, from node: Int32) -> Int32? {
+    package func resolve(_ path: FieldPath, from node: Int32) -> Int32? {
         resolve(path.steps[...], from: node)
     }
 
@@ -299,7 +301,7 @@ public struct RecordTree: Sendable {
     }
 
     /// Iterates the children of a node.
-    public struct ChildSequence: Sequence, IteratorProtocol {
+    package struct ChildSequence: Sequence, IteratorProtocol {
         let tree: RecordTree
         var upcoming: Int32
 
@@ -308,7 +310,7 @@ public struct RecordTree: Sendable {
             upcoming = first
         }
 
-        public mutating func next() -> Int32? {
+        package mutating func next() -> Int32? {
             guard upcoming >= 0 else { return nil }
             defer { upcoming = tree.nodes[Int(upcoming)].nextSibling }
             return upcoming

@@ -13,7 +13,7 @@ extension RowArena {
     /// last of them, then the row of the occurrences after it, if any (at
     /// most two rows a key, the deletion first). O(rows × columns) for the
     /// rows combined, O(rows) key comparisons.
-    public mutating func onePerKey(_ order: [Int], keys: [Int], combining: Bool) -> [Int] {
+    package mutating func onePerKey(_ order: [Int], keys: [Int], combining: Bool) -> [Int] {
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
         var start = 0

@@ -1,5 +1,5 @@
 /// Turns one assembled record into one row of an entity's table.
-public protocol RowMapper: AnyObject {
+package protocol RowMapper: AnyObject {
     /// The table rows are written for; may gain columns as records arrive
     /// (schemaless import), never lose any.
     var schema: TableSchema { get }
@@ -33,27 +33,27 @@ public protocol RowMapper: AnyObject {
 }
 
 extension RowMapper {
-    public var tableIsReady: Bool { true }
-    public func adopt(stored: [ColumnSchema]) {}
-    public func deletes(_ tree: RecordTree, root: Int32) -> Bool { false }
+    package var tableIsReady: Bool { true }
+    package func adopt(stored: [ColumnSchema]) {}
+    package func deletes(_ tree: RecordTree, root: Int32) -> Bool { false }
 }
 
 /// One relationship as the batcher follows it.
-public struct Relation: Sendable {
+package struct Relation: Sendable {
     /// The relationship's name, part of derived keys.
-    public var name: String
+    package var name: String
     /// Where the nested object, key, or list is, relative to the record.
-    public var source: FieldPath
+    package var source: FieldPath
     /// The target mapper's index.
-    public var target: Int
+    package var target: Int
     /// The link table's index for to-many relationships, `nil` for to-one.
-    public var link: Int?
+    package var link: Int?
     /// How a scalar key is converted to the target key's type.
     var keyRule: ValueRule
     /// For a target without a key: how its rows' derived keys are made.
-    public var keyless: KeylessRule?
+    package var keyless: KeylessRule?
     /// To-one: the source's column holding the target's key.
-    public var referenceColumn: Int? = nil
+    package var referenceColumn: Int? = nil
     /// To-many over objects: where each item holds the target key.
     var itemKey: FieldPath? = nil
     /// Where each item names its target entity, and the choices: the
@@ -66,12 +66,12 @@ public struct Relation: Sendable {
 
     /// Whether each listed item is an object holding the target's key
     /// (and link attributes) rather than a nested object to import.
-    public var readsItemKeys: Bool { itemKey != nil }
+    package var readsItemKeys: Bool { itemKey != nil }
 
     /// An item's target key, converted for its entity, and the entity's
     /// value (when items name their entity); `.absent` when the item has no
     /// key. O(item size).
-    public func itemTarget(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<(key: Cell, entity: [UInt8]?), ConversionProblem> {
+    package func itemTarget(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<(key: Cell, entity: [UInt8]?), ConversionProblem> {
         var rule = keyRule
         var entity: [UInt8]?
         if let choosing {
@@ -89,7 +89,7 @@ public struct Relation: Sendable {
 
     /// The link attributes of an item, in column order (`.absent` where the
     /// item lacks one). O(item size).
-    public func itemAttributes(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<[Cell], ConversionProblem> {
+    package func itemAttributes(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<[Cell], ConversionProblem> {
         var cells: [Cell] = []
         for attribute in linkAttributes {
             guard let node = attribute.sources.lazy.compactMap({ tree.resolve($0, from: item) }).first else {
@@ -105,13 +105,13 @@ public struct Relation: Sendable {
     }
 
     /// Converts a scalar key node to the target key's type, into `arena`.
-    public func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
+    package func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
         ValueConversion.cell(tree, node, keyRule, into: &arena)
     }
 }
 
 /// What became of one record for one entity.
-public enum RowOutcome: Sendable, Equatable {
+package enum RowOutcome: Sendable, Equatable {
     /// A row was appended.
     case appended
     /// The entity's filter rejected the record.
@@ -122,7 +122,7 @@ public enum RowOutcome: Sendable, Equatable {
 
 /// Maps records through an ``EntityMapping``: the sources of each attribute
 /// are tried in order and the value converted to the attribute type.
-public final class EntityMapper: RowMapper {
+package final class EntityMapper: RowMapper {
     struct Attribute {
         var name: String
         var rule: ValueRule
@@ -138,9 +138,9 @@ public final class EntityMapper: RowMapper {
         var test: FilterCondition.Test
     }
 
-    public let schema: TableSchema
+    package let schema: TableSchema
     /// The relationships whose nested objects and link rows the batcher adds.
-    public internal(set) var relations: [Relation] = []
+    package internal(set) var relations: [Relation] = []
     let attributes: [Attribute]
     let filters: [Filter]
     /// The `delete-when` conditions; empty when records never delete.
@@ -150,7 +150,7 @@ public final class EntityMapper: RowMapper {
     let hooks: EntityHooks
     /// The derived key column of an entity without a key reached through
     /// `keyless` relationships; the batcher fills it.
-    public let derivedKey: Int?
+    package let derivedKey: Int?
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
     /// Whether any attribute has a value handler, or the entity a record
@@ -193,11 +193,11 @@ public final class EntityMapper: RowMapper {
         self.sourceStarts = sourceStarts
     }
 
-    public func deletes(_ tree: RecordTree, root: Int32) -> Bool {
+    package func deletes(_ tree: RecordTree, root: Int32) -> Bool {
         !deleteWhen.isEmpty && deleteWhen.allSatisfy { Self.passes(tree, root, $0) }
     }
 
-    public func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         arena.beginRow(ordinal: ordinal)
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: direct.count) { found throws(RecordError) in
             direct.find(in: tree, root: root, into: found)
@@ -214,7 +214,7 @@ public final class EntityMapper: RowMapper {
         return .appended
     }
 
-    public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         for filter in filters where !Self.passes(tree, root, filter) { return .filtered }
         if hasRecordHooks {
             let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)

@@ -1,22 +1,22 @@
 /// A column's default value, applied by the store on insert when the source
 /// has no such field.
-public enum DefaultValue: Sendable, Equatable {
+package enum DefaultValue: Sendable, Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)
 }
 
 /// One column of a table.
-public struct ColumnSchema: Sendable, Equatable {
+package struct ColumnSchema: Sendable, Equatable {
     /// The column name (the attribute name).
-    public var name: String
+    package var name: String
     /// The attribute type, which decides the SQL column type.
-    public var type: AttributeType
+    package var type: AttributeType
     /// The value stored on insert when the source has none.
-    public var defaultValue: DefaultValue?
+    package var defaultValue: DefaultValue?
 
     /// Creates a column.
-    public init(name: String, type: AttributeType, defaultValue: DefaultValue? = nil) {
+    package init(name: String, type: AttributeType, defaultValue: DefaultValue? = nil) {
         self.name = name
         self.type = type
         self.defaultValue = defaultValue
@@ -24,41 +24,41 @@ public struct ColumnSchema: Sendable, Equatable {
 }
 
 /// The table an entity is stored in.
-public struct TableSchema: Sendable, Equatable {
+package struct TableSchema: Sendable, Equatable {
     /// The table name (the entity name).
-    public var name: String
+    package var name: String
     /// The columns, in order; the key columns are among them.
-    public var columns: [ColumnSchema]
+    package var columns: [ColumnSchema]
     /// The indices of the key columns in ``columns``: one, several (a
     /// compound key, compared in this order) or none (every row is new).
-    public var keyColumns: [Int]
+    package var keyColumns: [Int]
 
     /// How rows are written; `nil` takes the run's mode.
-    public var mode: WriteMode?
+    package var mode: WriteMode?
     /// The columns an update may change; `nil` means all.
-    public var overwrite: Set<Int>?
+    package var overwrite: Set<Int>?
     /// Whether delete-missing applies; `nil` follows the run.
-    public var deleteMissing: Bool?
+    package var deleteMissing: Bool?
     /// Stored-column conditions limiting delete-missing: column index and test.
-    public var deleteScope: [(column: Int, test: FilterCondition.Test)] = []
+    package var deleteScope: [(column: Int, test: FilterCondition.Test)] = []
     /// To-one relationships: columns holding another entity's key.
-    public var references: [Reference] = []
+    package var references: [Reference] = []
     /// Limits delete-missing to rows whose reference points at a record
     /// of its target that the run saw (children of imported parents).
-    public var deleteScopeParent: Reference?
+    package var deleteScopeParent: Reference?
 
     /// The key column of an entity without a key that relationships reach
     /// with a `keyless` rule; the batcher derives its value.
-    public static let derivedKeyName = "_sluice_key"
+    package static let derivedKeyName = "_sluice_key"
 
     /// Creates a table schema.
-    public init(name: String, columns: [ColumnSchema], keyColumns: [Int]) {
+    package init(name: String, columns: [ColumnSchema], keyColumns: [Int]) {
         self.name = name
         self.columns = columns
         self.keyColumns = keyColumns
     }
 
-    public static func == (lhs: TableSchema, rhs: TableSchema) -> Bool {
+    package static func == (lhs: TableSchema, rhs: TableSchema) -> Bool {
         lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.keyColumns == rhs.keyColumns && lhs.mode == rhs.mode
             && lhs.overwrite == rhs.overwrite && lhs.deleteMissing == rhs.deleteMissing
             && lhs.deleteScope.map(\.column) == rhs.deleteScope.map(\.column)
@@ -69,65 +69,65 @@ public struct TableSchema: Sendable, Equatable {
 
 /// A column that holds the key of a row of another table (a to-one link, by
 /// natural key, so the target may arrive later or never).
-public struct Reference: Sendable, Equatable {
+package struct Reference: Sendable, Equatable {
     /// The column in the referring table.
-    public var column: Int
+    package var column: Int
     /// The relationship's name, for messages.
-    public var name: String
+    package var name: String
     /// The target table and its key column.
-    public var targetTable: String
-    public var targetKey: String
+    package var targetTable: String
+    package var targetKey: String
     /// What a key with no target row means.
-    public var missing: MissingTargetPolicy
+    package var missing: MissingTargetPolicy
 }
 
 /// The link table of a to-many relationship: rows of (source key…, target
 /// key, position).
-public struct LinkSchema: Sendable, Equatable {
+package struct LinkSchema: Sendable, Equatable {
     /// The table name, `<Source>_<relationship>`.
-    public var name: String
+    package var name: String
     /// The source entity and the link columns holding its key.
-    public var sourceTable: String
-    public var sourceColumns: [ColumnSchema]
+    package var sourceTable: String
+    package var sourceColumns: [ColumnSchema]
     /// The source table's key column names, in order.
-    public var sourceKeys: [String]
+    package var sourceKeys: [String]
     /// The link column holding the target's key.
-    public var targetColumn: ColumnSchema
+    package var targetColumn: ColumnSchema
     /// The target table and its key column.
-    public var targetTable: String
-    public var targetKey: String
+    package var targetTable: String
+    package var targetKey: String
     /// Keep source order in a `position` column (and allow repeats).
-    public var ordered: Bool
+    package var ordered: Bool
     /// Union or replace.
-    public var rule: LinkRule
+    package var rule: LinkRule
     /// What a key with no target row means.
-    public var missing: MissingTargetPolicy
+    package var missing: MissingTargetPolicy
     /// Whether the mapping says `missing:`; when it does not, and the
     /// target entity's mode is `update-only`, a link is written only to a
     /// target row that is stored (the mode skipped the others).
-    public var missingIsExplicit = false
+    package var missingIsExplicit = false
 
     /// When items name their target's entity: the entities, by item value,
     /// and the entity of each link is stored in column `target_entity`.
-    public var choices: [LinkTarget] = []
+    package var choices: [LinkTarget] = []
     /// Columns read from each item (an OSM member's role).
-    public var attributeColumns: [ColumnSchema] = []
+    package var attributeColumns: [ColumnSchema] = []
 
     /// The name of the column holding each link's target entity.
-    public static let entityColumnName = "target_entity"
+    package static let entityColumnName = "target_entity"
 
     /// Cells per link row: the source key, the target key, the position,
     /// the target entity (with ``choices``), then the attribute columns.
-    public var columnCount: Int { sourceColumns.count + 2 + (choices.isEmpty ? 0 : 1) + attributeColumns.count }
+    package var columnCount: Int { sourceColumns.count + 2 + (choices.isEmpty ? 0 : 1) + attributeColumns.count }
     /// The index of the first attribute cell of a link row.
-    public var firstAttributeCell: Int { sourceColumns.count + 2 + (choices.isEmpty ? 0 : 1) }
+    package var firstAttributeCell: Int { sourceColumns.count + 2 + (choices.isEmpty ? 0 : 1) }
 }
 
 /// One possible target of a link whose items name their entity.
-public struct LinkTarget: Sendable, Equatable {
+package struct LinkTarget: Sendable, Equatable {
     /// The item value naming it (`way`).
-    public var value: String
+    package var value: String
     /// The target table and its key column.
-    public var table: String
-    public var key: String
+    package var table: String
+    package var key: String
 }

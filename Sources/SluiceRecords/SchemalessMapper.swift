@@ -8,8 +8,8 @@
 /// in a TEXT column is stored as its text, an integer in a REAL column as a
 /// real, a value that does not fit as itself), so that importing the same
 /// records again finds every row unchanged.
-public final class SchemalessMapper: RowMapper {
-    public private(set) var schema: TableSchema
+package final class SchemalessMapper: RowMapper {
+    package private(set) var schema: TableSchema
     private var names: [[UInt8]]
     /// The column names in lower case, as SQLite compares them.
     private var foldedNames: Set<String>
@@ -20,18 +20,18 @@ public final class SchemalessMapper: RowMapper {
     private var keyTypeKnown = false
 
     /// A mapper for table `entity` keyed by the member `key`.
-    public init(entity: String, key: String) {
+    package init(entity: String, key: String) {
         schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
         names = [Array(key.utf8)]
         foldedNames = [key.lowercased()]
     }
 
-    public var tableIsReady: Bool { keyTypeKnown }
+    package var tableIsReady: Bool { keyTypeKnown }
 
     /// Takes the stored table's columns and types (the key first, the rest in
     /// stored order); a stored table without the key column is left to the
     /// store to refuse.
-    public func adopt(stored: [ColumnSchema]) {
+    package func adopt(stored: [ColumnSchema]) {
         guard let key = stored.first(where: { $0.name == schema.columns[0].name }) else { return }
         schema.columns = [key] + stored.filter { $0.name != key.name }
         names = schema.columns.map { Array($0.name.utf8) }
@@ -39,7 +39,7 @@ public final class SchemalessMapper: RowMapper {
         keyTypeKnown = true
     }
 
-    public func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         guard !tree.nodes.isEmpty, tree.nodes[0].kind == .object else {
             throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
         }
@@ -80,13 +80,24 @@ public final class SchemalessMapper: RowMapper {
         let key = arena[arena.rowCount - 1, 0]
         if key == .absent || key == .null {
             arena.abandonRow()
-            throw RecordError(entity: schema.name, attribute: schema.columns[0].name, message: "the record has no key value")
+            throw RecordError(entity: schema.name, attribute: schema.columns[0].name, message: Self.missingKey(tree, key == .null))
         }
         return .appended
     }
 
+    /// Why a record has no key: the key member is null, or absent, and then
+    /// which members the record has (the first 20), so that a `--key` naming
+    /// none of them says which would do.
+    static func missingKey(_ tree: RecordTree, _ isNull: Bool) -> String {
+        if isNull { return "the record's key member is null" }
+        let members = tree.children(0).map { String(decoding: tree.name($0), as: UTF8.self) }
+        guard !members.isEmpty else { return "the record has no key member (it has no members at all)" }
+        let shown = members.prefix(20).joined(separator: ", ") + (members.count > 20 ? ", … (\(members.count) in all)" : "")
+        return "the record has no key member; its members are: \(shown)"
+    }
+
     /// Zero-config records never delete: there is no mapping to say when.
-    public func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
         throw RecordError(entity: schema.name, attribute: nil, message: "an import without a mapping cannot delete records")
     }
 

@@ -1,11 +1,13 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Why a source value could not become its attribute's type.
-public struct ConversionProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ConversionProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// The message, e.g. `expected an integer, found "12a"`.
-    public let description: String
+    package let description: String
 }
 
 /// How one attribute converts source values: its type and date options.

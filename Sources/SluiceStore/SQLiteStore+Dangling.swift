@@ -10,7 +10,7 @@ extension SQLiteStore {
     /// references of the schemas in `counted` are taken from it instead of
     /// being counted again. O(source rows) for references and O(links) for
     /// link tables (one index probe per distinct target).
-    public func danglingReferences(
+    package func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]] = [:]
     ) throws(StoreError) -> [DanglingCount] {
         var result: [DanglingCount] = []
@@ -44,15 +44,15 @@ extension SQLiteStore {
 }
 
 /// How many links of one relationship point at no row.
-public struct DanglingCount: Sendable, Equatable {
+package struct DanglingCount: Sendable, Equatable {
     /// `Entity.relationship` for references, the link table's name for links.
-    public var name: String
-    public var count: Int
+    package var name: String
+    package var count: Int
     /// What the relationship says a missing target means.
-    public var policy: MissingTargetPolicy
+    package var policy: MissingTargetPolicy
 
     /// `count` dangling links of relationship `name` under `policy`.
-    public init(name: String, count: Int, policy: MissingTargetPolicy) {
+    package init(name: String, count: Int, policy: MissingTargetPolicy) {
         self.name = name
         self.count = count
         self.policy = policy
@@ -80,13 +80,13 @@ extension SQLiteConnection {
 /// another thread can count a finished table while the store writes the
 /// next ones (WAL: the count sees the last commit before it began). Memory:
 /// a 2 MiB page cache.
-public final class DanglingReferenceCounter: @unchecked Sendable {
+package final class DanglingReferenceCounter: @unchecked Sendable {
     private let connection: SQLiteConnection
     /// The connection's handle, for ``interrupt()`` from another thread.
     private let handle: OpaquePointer?
 
     /// Opens the store at `path` for reading.
-    public init(path: String) throws(StoreError) {
+    package init(path: String) throws(StoreError) {
         connection = try SQLiteConnection(path: path, readOnly: true)
         handle = connection.handle
         try connection.execute("PRAGMA cache_size=-2048", "sizing the page cache")
@@ -94,13 +94,13 @@ public final class DanglingReferenceCounter: @unchecked Sendable {
 
     /// The dangling references of `schema`, per reference. One scan of its
     /// table per reference.
-    public func references(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
+    package func references(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
         try connection.danglingReferences(of: schema)
     }
 
     /// Makes a count running on another thread stop with an error soon.
     /// Safe to call from any thread.
-    public func interrupt() {
+    package func interrupt() {
         sqlite3_interrupt(handle)
     }
 }

@@ -23,7 +23,7 @@ extension SQLiteStore {
     /// the seen keys of any earlier run; the tables are made when the first
     /// keys arrive, typed like the entity's key so that the sweep's lookups
     /// use their primary key.
-    public func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
+    package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
         let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
         let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
         for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
@@ -72,7 +72,7 @@ extension SQLiteStore {
 
     /// Whether this run (or the interrupted run it resumes) recorded any key
     /// of `schema`'s entity as seen.
-    public func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
+    package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
         let exists = try connection.strings(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.seenTable(schema.name)))", column: 0,
             "looking for the seen keys of \(quoted(schema.name))")
@@ -92,7 +92,7 @@ extension SQLiteStore {
     /// transaction; each row costs one descent of the seen-keys table's
     /// primary key, so the sweep is O(n log n) and holds the write lock for
     /// one chunk at a time. ``shouldAbort`` is asked between chunks.
-    public func deleteMissing(_ schema: TableSchema, links: [LinkSchema] = []) throws(StoreError) -> Int {
+    package func deleteMissing(_ schema: TableSchema, links: [LinkSchema] = []) throws(StoreError) -> Int {
         try ensureSeenTable(schema)
         if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
             try ensureSeenTable(target)
@@ -107,7 +107,7 @@ extension SQLiteStore {
             try connection.execute("BEGIN IMMEDIATE", "starting delete-missing of \(quoted(schema.name))")
             do throws(StoreError) {
                 let upper = try sweep.chunkEnd(from: lower)
-                deleted += try sweep.deleteChunk(lower, upper)
+                deleted += try sweep.deleteChunk(lower, upper, &sideWrites)
                 try connection.execute("COMMIT", "committing delete-missing of \(quoted(schema.name))")
                 guard upper < Int64.max else { return deleted }
                 lower = upper + 1
@@ -119,7 +119,7 @@ extension SQLiteStore {
     }
 
     /// Drops the seen-keys tables once every delete-missing ran.
-    public func stopTrackingSeenKeys() throws(StoreError) {
+    package func stopTrackingSeenKeys() throws(StoreError) {
         for name in seenTracked.sorted() {
             if let state = tables[name] {
                 sqlite3_finalize(state.seen)
@@ -143,6 +143,8 @@ struct SweepStatements {
     let gather: SQLiteStatement
     let delete: SQLiteStatement
     let deleteLinks: [SQLiteStatement]
+    /// The link table each of ``deleteLinks`` deletes from.
+    let linkNames: [String]
     let clear: SQLiteStatement
     let arguments: [String]
 
@@ -186,6 +188,7 @@ struct SweepStatements {
             + "WHERE rowid BETWEEN ?1 AND ?2 AND \(conditions.joined(separator: " AND "))"
         gather = try SQLiteStatement(connection, "INSERT INTO \(swept) " + unseenRows, action)
         delete = try SQLiteStatement(connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
+        linkNames = links.filter { $0.sourceTable == schema.name }.map(\.name)
         deleteLinks = try links.filter { $0.sourceTable == schema.name }.map { (link) throws(StoreError) in
             let columns = link.sourceColumns.map { quoted($0.name) }
             let sources = columns.count == 1 ? columns[0] : "(\(columns.joined(separator: ", ")))"
@@ -205,7 +208,7 @@ struct SweepStatements {
 
     /// Deletes the unseen rows with rowids in `lower...upper` and their
     /// links; returns how many rows it deleted.
-    func deleteChunk(_ lower: Int64, _ upper: Int64) throws(StoreError) -> Int {
+    func deleteChunk(_ lower: Int64, _ upper: Int64, _ writes: inout SideWrites) throws(StoreError) -> Int {
         gather.reset()
         gather.bind(1, lower)
         gather.bind(2, upper)
@@ -214,9 +217,9 @@ struct SweepStatements {
         guard found > 0 else { return 0 }
         delete.reset()
         let deleted = try delete.run("deleting missing rows of \(table)")
-        for statement in deleteLinks {
+        for (statement, link) in zip(deleteLinks, linkNames) {
             statement.reset()
-            try statement.run("deleting the links of deleted rows of \(table)")
+            writes.linksRemoved[link, default: 0] += try statement.run("deleting the links of deleted rows of \(table)")
         }
         clear.reset()
         try clear.run("clearing the swept keys")

@@ -21,6 +21,7 @@ extension SQLiteStore {
             }
         }
         table.deletedByKey = true
+        let sourceLinks = linkSchemas.filter { $0.sourceTable == schema.name }.map(\.name)
         var deleted = 0
         for row in positions {
             for (index, statement) in table.deleteByKey.enumerated() {
@@ -29,7 +30,7 @@ extension SQLiteStore {
                     bind(statement.handle, Int32(position + 1), rows[row, column], bytes)
                 }
                 let changed = try statement.run("deleting a row of \(quoted(schema.name)) by key")
-                if index == 0 { deleted += changed }
+                if index == 0 { deleted += changed } else { sideWrites.linksRemoved[sourceLinks[index - 1], default: 0] += changed }
             }
         }
         return deleted

@@ -1,41 +1,5 @@
 import CSluiceSQLite3
 
-/// One import run as the store's ledger recorded it.
-public struct RunRecord: Sendable, Equatable {
-    /// The run's number in this store.
-    public var id: Int64
-    /// When it started and finished (UTC, `YYYY-MM-DD HH:MM:SS.SSS`).
-    public var started: String
-    /// `nil` while running, or when the process died.
-    public var finished: String?
-    /// `running`, `completed`, `failed`, `cancelled`, or `interrupted` (found
-    /// still running by a later run: the process died).
-    public var status: String
-    /// The inputs, as given.
-    public var inputs: String
-    /// Records read.
-    public var records: Int?
-    /// Counts per entity, as JSON.
-    public var counts: String?
-    /// The error and its location, for failed runs.
-    public var error: String?
-}
-
-/// What `sluice status` shows of a store.
-public struct StoreStatus: Sendable, Equatable {
-    /// The runs, newest first.
-    public var runs: [RunRecord]
-    /// The committed progress per input: records and bytes.
-    public var checkpoints: [(input: String, records: Int, bytes: Int64)]
-    /// The tables and their row counts.
-    public var tables: [(name: String, rows: Int)]
-
-    public static func == (lhs: StoreStatus, rhs: StoreStatus) -> Bool {
-        lhs.runs == rhs.runs && lhs.checkpoints.map(\.input) == rhs.checkpoints.map(\.input)
-            && lhs.tables.map(\.name) == rhs.tables.map(\.name) && lhs.tables.map(\.rows) == rhs.tables.map(\.rows)
-    }
-}
-
 /// The run ledger: a row per import run, written when it starts and when it
 /// ends, in the store itself.
 extension SQLiteStore {
@@ -48,7 +12,7 @@ extension SQLiteStore {
 
     /// Records the start of a run; runs still marked running (their process
     /// died) become `interrupted`. Returns the run's id.
-    public func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
         try connection.execute(Self.ledgerSchema, "creating the run ledger")
         try connection.execute("UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running'", "updating the run ledger")
@@ -63,7 +27,7 @@ extension SQLiteStore {
 
     /// Records the end of run `id` and removes the disk reserve; when the
     /// disk is full, removes the reserve first and tries again.
-    public func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
+    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
         do {
@@ -90,7 +54,7 @@ extension SQLiteStore {
 
     /// Reads the ledger, the checkpoints and the tables of the store at
     /// `path` without changing it.
-    public static func status(path: String) throws(StoreError) -> StoreStatus {
+    package static func status(path: String) throws(StoreError) -> StoreStatus {
         do {
             return try status(of: SQLiteConnection(path: path, readOnly: true))
         } catch where error.code & 0xFF == SQLITE_CANTOPEN {

@@ -42,7 +42,7 @@ extension SQLiteStore {
     /// one insert per link into scattered pages. Returns whether it did (the
     /// table was empty). A run killed in between gets the index back when
     /// the next run prepares its tables.
-    public func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {
+    package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {
         let rows = try connection.strings("SELECT count(*) FROM (SELECT 1 FROM \(quoted(link.name)) LIMIT 1)", column: 0, "counting links")
         guard rows.first == "0" else { return false }
         try connection.execute("DROP INDEX IF EXISTS \(quoted("_sluice_target_" + link.name))", "dropping the target index")
@@ -54,7 +54,7 @@ extension SQLiteStore {
     /// both are cut to a quarter for the build (peak RSS 63 → 53 MiB on
     /// 150,000 events with 525,000 links), and the sort spills the rest to
     /// temporary files. O(links log links).
-    public func endBulkLinks(_ link: LinkSchema) throws(StoreError) {
+    package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 4 / 1024))", "shrinking the page cache for an index build")
         let built = Result { () throws(StoreError) in try createTargetIndex(link) }
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "restoring the page cache")
@@ -100,6 +100,7 @@ extension SQLiteStore {
                     for column in 0..<width { bind(delete, Int32(column + 1), rows[source.row, column], bytes) }
                     let code = sqlite3_step(delete)
                     if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
+                    sideWrites.linksRemoved[link.name, default: 0] += changes
                 }
                 for row in source.kept {
                     if storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
@@ -107,6 +108,7 @@ extension SQLiteStore {
                     for column in 0..<link.columnCount { bind(insert, Int32(column + 1), rows[row, column], bytes) }
                     let code = sqlite3_step(insert)
                     if code != SQLITE_DONE { throw connection.error("linking \(quoted(link.name))", code) }
+                    sideWrites.linksAdded[link.name, default: 0] += changes
                     if link.missing == .stub, let target = target(of: row, rows, link),
                         stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
                     {
@@ -221,6 +223,7 @@ extension SQLiteStore {
                 target.bind(statement, 1)
                 let code = sqlite3_step(statement)
                 if code != SQLITE_DONE { throw connection.error("deleting dropped children of \(quoted(link.name))", code) }
+                sideWrites.childrenDeleted[link.targetTable, default: 0] += changes
             }
         }
     }
@@ -256,7 +259,11 @@ extension SQLiteStore {
         bind(statement, 1, key, bytes)
         let code = sqlite3_step(statement)
         if code != SQLITE_DONE { throw connection.error("creating a stub in \(quoted(table))", code) }
+        sideWrites.stubs[table, default: 0] += changes
     }
+
+    /// Rows changed by the last statement that finished.
+    private var changes: Int { Int(sqlite3_changes(connection.handle)) }
 }
 
 /// A key value read from a batch or from the store, comparable across both.

@@ -10,7 +10,7 @@ import SluiceRecords
 /// one `IN` query, then new keys inserted, changed rows updated and unchanged
 /// rows left untouched, in key order. A group of batches and its checkpoint
 /// commit in one transaction. WAL journal, `synchronous=NORMAL`.
-public final class SQLiteStore: RecordStore {
+package final class SQLiteStore: RecordStore {
     let connection: SQLiteConnection
     let options: StoreOptions
     var tables: [String: TableState] = [:]
@@ -19,20 +19,22 @@ public final class SQLiteStore: RecordStore {
     var seenTracked: Set<String> = []
     /// What ``prepare(_:links:)`` changed in existing tables to follow the
     /// mapping (column types migrated), one line each.
-    public private(set) var migrations: [String] = []
+    package private(set) var migrations: [String] = []
     /// The link tables, as ``prepare(_:links:)`` made them.
     var linkSchemas: [LinkSchema] = []
+    /// Link rows, stub rows and dropped children this store wrote.
+    package internal(set) var sideWrites = SideWrites()
     /// Cached stub inserts, by target table.
     var stubStatements: [String: OpaquePointer] = [:]
     private var checkpointStatement: OpaquePointer?
 
     /// Asked just before each commit; when it returns true the transaction
     /// is rolled back and ``apply(_:)`` throws (used for cancellation).
-    public var shouldAbort: (@Sendable () -> Bool)?
+    package var shouldAbort: (@Sendable () -> Bool)?
 
     /// Interrupts the statement running on another thread, if any; the
     /// transaction then rolls back. Safe to call from any thread.
-    public func interrupt() {
+    package func interrupt() {
         if let handle = connection.handle { sqlite3_interrupt(handle) }
     }
 
@@ -70,7 +72,7 @@ public final class SQLiteStore: RecordStore {
     }
 
     /// Opens or creates the store at `path` and sets its journal and cache.
-    public init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+    package init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
         connection = try SQLiteConnection(path: path)
         self.options = options
         // Wait for readers first: switching to WAL needs the file to itself.
@@ -97,7 +99,7 @@ public final class SQLiteStore: RecordStore {
     deinit { close() }
 
     /// Finalises every statement and closes the database.
-    public func close() {
+    package func close() {
         for table in tables.values { table.finalize() }
         tables = [:]
         for statement in stubStatements.values { sqlite3_finalize(statement) }
@@ -110,7 +112,7 @@ public final class SQLiteStore: RecordStore {
     // MARK: - Checkpoints
 
     /// The committed checkpoint of `input`, if any.
-    public func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
+    package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
         let statement = try connection.prepare(
             "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = ?", "reading the checkpoint")
         defer { sqlite3_finalize(statement) }
@@ -129,7 +131,7 @@ public final class SQLiteStore: RecordStore {
 
     /// Forgets the checkpoints of `inputs`: a run that does not resume starts
     /// them from the beginning.
-    public func clearCheckpoints(_ inputs: [String]) throws(StoreError) {
+    package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {
         let statement = try connection.prepare("DELETE FROM _sluice_checkpoints WHERE input = ?", "clearing checkpoints")
         defer { sqlite3_finalize(statement) }
         for input in inputs {
@@ -142,7 +144,7 @@ public final class SQLiteStore: RecordStore {
 
     // MARK: - Schema
 
-    public func prepare(_ schemas: [TableSchema], links: [LinkSchema] = []) throws(StoreError) {
+    package func prepare(_ schemas: [TableSchema], links: [LinkSchema] = []) throws(StoreError) {
         try connection.execute("BEGIN IMMEDIATE", "starting the schema transaction")
         do throws(StoreError) {
             for schema in schemas { try ensureTable(schema) }
@@ -158,7 +160,7 @@ public final class SQLiteStore: RecordStore {
     /// The columns of table `name` as stored, their types read back from the
     /// declared types by SQLite's affinity rules; nil when there is no such
     /// table.
-    public func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]? {
+    package func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]? {
         let stored = try storedColumnInfo(name)
         return stored.isEmpty ? nil : stored.map { ColumnSchema(name: $0.name, type: Self.attributeType(declared: $0.declared)) }
     }
@@ -233,7 +235,7 @@ public final class SQLiteStore: RecordStore {
 
     // MARK: - Applying batches
 
-    public func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
+    package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
         try connection.execute("BEGIN IMMEDIATE", "starting a batch transaction")
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]

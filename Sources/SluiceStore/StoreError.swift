@@ -28,7 +28,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What one entity's batches did to its table.
-public struct EntityCounts: Sendable, Equatable {
+public struct EntityCounts: Sendable, Equatable, Codable {
     /// New keys written.
     public var inserted = 0
     /// Known keys whose values changed.

@@ -96,12 +96,37 @@ public func runCommand(_ executable: String, _ arguments: [String], input: Data?
     try process.run()
     if let input { inPipe.fileHandleForWriting.write(input) }
     try inPipe.fileHandleForWriting.close()
+    // Standard error is drained on another thread: a command that fills one
+    // pipe while the other is being read would otherwise wait forever.
+    let errors = LockedData()
+    let reader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    let stderr = errors.wait()
     return CommandResult(
         status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
         stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// Data one thread sets and another waits for.
+final class LockedData: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data: Data?
+
+    func set(_ value: Data) {
+        condition.withLock {
+            data = value
+            condition.signal()
+        }
+    }
+
+    func wait() -> Data {
+        condition.withLock {
+            while data == nil { condition.wait() }
+            return data ?? Data()
+        }
+    }
 }
 
 /// Counts `<row` start tags in a file, the Stack Exchange way of counting records.

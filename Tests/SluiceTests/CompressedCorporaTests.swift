@@ -78,7 +78,7 @@ func dump(_ store: String, _ tables: [String]) -> [[[String?]]] {
             for attempt in 0..<100 {
                 let cut = Int(generator.next() % UInt64(data.count - 1))
                 let path = directory.appendingPathComponent("cut\(attempt)").path
-                FileManager.default.createFile(atPath: path, contents: data.prefix(cut))
+                _ = FileManager.default.createFile(atPath: path, contents: data.prefix(cut))
                 #expect(throws: ImportError.self, "\(file) cut at \(cut)") {
                     try Checker.check(path: path, format: file.contains(".json") ? .json : .xml)
                 }

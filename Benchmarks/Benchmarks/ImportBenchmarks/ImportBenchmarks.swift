@@ -1,13 +1,13 @@
 import Benchmark
 import Foundation
-import Sluice
+@_spi(Benchmarks) import Sluice
 
 /// Records per benchmark iteration (throughput figures count iterations).
 let recordCount = 20_000
 
 /// The import path, end to end and per stage (parse, record assembly and
 /// mapping, key-ordered sort, batch apply), on generated events shaped like
-/// ../shared/bench/gen.py's (integer key in shuffled order, ten scalars).
+/// Benchmarks/events.py's (integer key in shuffled order, ten scalars).
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .peakMemoryResident],
@@ -41,56 +41,17 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("JSON Lines record assembly and mapping, no store") { _ in
-        blackHole(try Stages.assemble(Fixtures.jsonLines).count)
+        blackHole(try StageBenchmarks(mapping: Fixtures.mapping).assemble(jsonLines: Fixtures.jsonLines))
     }
 
     Benchmark("Key-ordered sort: rows spilled to runs and merged") { _ in
-        let sorter = KeyOrderSorter(directory: Fixtures.directory.path, options: SortOptions())
-        for group in Fixtures.groups { try sorter.add(group) }
-        var rows = 0
-        for name in sorter.applyOrder {
-            guard let chunks = try sorter.chunks(of: name, rows: 5_000) else { continue }
-            while let batch = try chunks.next() { rows += batch.rows.rowCount }
-        }
-        blackHole(rows)
+        blackHole(try Fixtures.stages.sortAndMerge(directory: Fixtures.directory.path))
     }
 
     Benchmark("Batch apply into SQLite, input order") { benchmark in
-        let store = try SQLiteStore(path: Fixtures.freshStore())
-        try store.prepare(Fixtures.compiled.mappers.map(\.schema), links: Fixtures.compiled.links)
+        let store = try Fixtures.stages.prepareStore(at: Fixtures.freshStore())
         benchmark.startMeasurement()
-        for group in Fixtures.groups { blackHole(try store.apply(group)) }
-    }
-}
-
-/// The import's stages run on their own, below the public `Importer`.
-enum Stages {
-    /// Parses JSON Lines at `path` in 64 KiB chunks through the record
-    /// assembler and the batcher; returns the batch groups cut.
-    static func assemble(_ path: String) throws -> [BatchGroup] {
-        let batcher = Batcher(mappers: Fixtures.compiled.mappers, links: Fixtures.compiled.links, limits: BatchLimits())
-        var groups: [BatchGroup] = []
-        var records = 0
-        batcher.onFull = { full in
-            groups.append(full.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
-        }
-        let assembler = RecordAssembler(routes: Fixtures.compiled.routes, sink: batcher)
-        let parser = JSONPushParser(handler: assembler, name: path, multipleValues: true)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        try bytes.withUnsafeBytes { raw in
-            var start = 0
-            while start < raw.count {
-                let end = min(raw.count, start + (64 << 10))
-                try parser.feed(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
-                records = assembler.recordCount
-                start = end
-            }
-        }
-        try parser.finish()
-        if !batcher.isEmpty {
-            groups.append(batcher.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
-        }
-        return groups
+        blackHole(try Fixtures.stages.apply(to: store))
     }
 }
 
@@ -111,11 +72,13 @@ enum Fixtures {
                          ratio: double, repo: string, lang: string, title: string, body: string}
         """)
 
-    /// Benchmarks run one at a time, so the mappers (classes) are not shared.
-    nonisolated(unsafe) static let compiled = try! CompiledMapping(mapping)
-
-    /// The JSON Lines fixture's batch groups, made once.
-    static let groups: [BatchGroup] = try! Stages.assemble(jsonLines)
+    /// The JSON Lines fixture assembled into batch groups once; benchmarks
+    /// run one at a time, so the stages (classes) are not shared.
+    nonisolated(unsafe) static let stages: StageBenchmarks = {
+        let stages = try! StageBenchmarks(mapping: mapping)
+        _ = try! stages.assemble(jsonLines: jsonLines)
+        return stages
+    }()
 
     static let xmlMapping = try! Mapping.parse(yaml: """
         entities:

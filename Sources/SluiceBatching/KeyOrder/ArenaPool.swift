@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import SluiceRecords
 
@@ -11,14 +13,14 @@ import SluiceRecords
 /// Memory: at most ``capacity`` arenas of at most ``maxBytes`` each (an
 /// arena that held a larger batch, one of a few huge rows, is let go).
 /// Thread-safe; O(1) per call.
-public final class ArenaPool: @unchecked Sendable {
+package final class ArenaPool: @unchecked Sendable {
     private var arenas: [RowArena] = []
     private let capacity: Int
     private let maxBytes: Int
     private var mutex = pthread_mutex_t()
 
     /// A pool keeping at most `capacity` arenas of at most `maxBytes`.
-    public init(capacity: Int, maxBytes: Int = .max) {
+    package init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = capacity
         self.maxBytes = maxBytes
         pthread_mutex_init(&mutex, nil)
@@ -27,14 +29,14 @@ public final class ArenaPool: @unchecked Sendable {
     deinit { pthread_mutex_destroy(&mutex) }
 
     /// Keeps `arena` for reuse, or drops it when the pool is full.
-    public func give(_ arena: consuming RowArena) {
+    package func give(_ arena: consuming RowArena) {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         if arenas.count < capacity && arena.byteSize <= maxBytes { arenas.append(arena) }
     }
 
     /// An arena given back earlier, or nil when none is waiting.
-    public func take() -> RowArena? {
+    package func take() -> RowArena? {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         return arenas.popLast()

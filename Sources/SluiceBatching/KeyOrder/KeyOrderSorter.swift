@@ -16,7 +16,7 @@ import SluiceRecords
 /// log_fanIn(runs) times).
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
-public final class KeyOrderSorter {
+package final class KeyOrderSorter {
     /// One table's rows: those held in memory and its run file.
     final class Table {
         /// The table's latest batch metadata (entity, schema, link).
@@ -32,6 +32,8 @@ public final class KeyOrderSorter {
         var file: RunFile?
         /// The most bytes one row of the table has held (``RowArena/byteSize``).
         var largestRow = 0
+        /// Rows added to this table, before repeated keys are combined.
+        var rowsAdded = 0
 
         init(_ batch: Batch, defaultMode: WriteMode) {
             prototype = batch
@@ -58,16 +60,21 @@ public final class KeyOrderSorter {
     private var released = false
     private var sequence = 0
     /// The last checkpoint of each input added, in the order inputs came.
-    public private(set) var checkpoints: [Checkpoint] = []
+    package private(set) var checkpoints: [Checkpoint] = []
+    /// Rows added so far, all tables together.
+    package private(set) var rowsAdded = 0
+    /// Rows added to table `name`, before repeated keys are combined.
+    package func rowsAdded(to name: String) -> Int { tables[name]?.rowsAdded ?? 0 }
+
     /// Rows spilled to run files so far, all tables together.
-    public private(set) var spilledRows = 0
+    package private(set) var spilledRows = 0
 
     /// The write mode of entities whose mapping sets none.
     private let defaultMode: WriteMode
 
     /// A sorter whose run files go in `directory`, for a run whose write
     /// mode is `defaultMode`.
-    public init(directory: String, options: SortOptions, defaultMode: WriteMode = .upsert) {
+    package init(directory: String, options: SortOptions, defaultMode: WriteMode = .upsert) {
         self.directory = directory
         self.options = options
         self.defaultMode = defaultMode
@@ -76,7 +83,7 @@ public final class KeyOrderSorter {
     /// Takes a group's rows (copying them) and its checkpoint; spills every
     /// table when the rows held exceed the budget. O(rows) plus, when it
     /// spills, O(n log n) in the rows held.
-    public func add(_ group: BatchGroup) throws(SpillError) {
+    package func add(_ group: BatchGroup) throws(SpillError) {
         sequence += 1
         let base = sequence << 40
         for batch in group.batches {
@@ -100,6 +107,8 @@ public final class KeyOrderSorter {
                 rowStart = rowEnd
             }
             heldBytes += table.held.byteSize - before
+            rowsAdded += batch.rows.rowCount
+            table.rowsAdded += batch.rows.rowCount
         }
         if let checkpoint = group.checkpoint {
             if let index = checkpoints.firstIndex(where: { $0.input == checkpoint.input }) {
@@ -114,7 +123,7 @@ public final class KeyOrderSorter {
     /// The tables in the order to apply them: entity tables, each after the
     /// tables its references point to where the references allow it (a
     /// cycle keeps mapping order), then link tables.
-    public var applyOrder: [String] {
+    package var applyOrder: [String] {
         let entities = names.filter { tables[$0]?.prototype.link == nil }
         var ordered: [String] = []
         var visiting: Set<String> = []
@@ -132,7 +141,7 @@ public final class KeyOrderSorter {
     /// about `rows` rows or `bytes` of ``RowArena/byteSize``, whichever comes
     /// first, in key order; a key's rows never straddle two batches, so the
     /// last occurrence still wins inside one.
-    public func chunks(of name: String, rows: Int, bytes: Int = .max) throws(SpillError) -> KeyOrderedChunks? {
+    package func chunks(of name: String, rows: Int, bytes: Int = .max) throws(SpillError) -> KeyOrderedChunks? {
         if !released {
             try spill(releasing: true)
             released = true
@@ -251,7 +260,7 @@ public final class KeyOrderSorter {
 }
 
 /// One table's rows merged from its runs, cut into batches in key order.
-public final class KeyOrderedChunks {
+package final class KeyOrderedChunks {
     private let merge: RunMerge
     private let prototype: Batch
     private let keys: [Int]
@@ -270,7 +279,7 @@ public final class KeyOrderedChunks {
 
     /// The next batch, or nil when the table's rows are all out. O(rows
     /// of the batch × log runs).
-    public func next() throws(SpillError) -> Batch? {
+    package func next() throws(SpillError) -> Batch? {
         try next(reusing: RowArena(columnCount: columnCount))
     }
 
@@ -278,7 +287,7 @@ public final class KeyOrderedChunks {
     /// capacity, when it has this table's columns; replaced otherwise), or
     /// nil when the table's rows are all out. O(rows of the batch × log
     /// runs); no allocation once the arena has grown to a batch's size.
-    public func next(reusing arena: consuming RowArena) throws(SpillError) -> Batch? {
+    package func next(reusing arena: consuming RowArena) throws(SpillError) -> Batch? {
         var out = arena
         out.removeAll()
         if out.columnCount != columnCount { out = RowArena(columnCount: columnCount) }

@@ -1,0 +1,138 @@
+import CSluiceSQLite3
+
+/// The end of a run: delete-missing, dangling references, the report and
+/// the ledger; or the failure, cancellation or drain that ends it early.
+extension ImportPipeline {
+    /// Waits for the store to commit everything queued, runs delete-missing
+    /// (every input was read completely and without error), records the run
+    /// as completed and reports.
+    func finish() throws(ImportError) -> ImportReport {
+        applySorted.set()
+        queue.close()
+        storeWorker?.join()
+        storeWorker = nil
+        if let storeFailure {
+            var error = storeFailure
+            if case .store(let failure) = storeFailure, failure.code == SQLITE_INTERRUPT && cancelled.isSet { error = .cancelled }
+            record(failure: error)
+            throw error
+        }
+        if cancelled.isSet {
+            record(failure: .cancelled)
+            throw .cancelled
+        }
+        var warnings = store.migrations
+        do {
+            for (entity, mapper) in compiled.mappers.enumerated()
+            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
+                // Keys the store received, in this run or in the interrupted
+                // run it resumes (filtered-out records do not count).
+                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
+                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
+                    continue
+                }
+                reportProgress(.deleting, table: mapper.schema.name)
+                counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
+            }
+            try store.stopTrackingSeenKeys()
+        } catch {
+            let failure: ImportError = cancelled.isSet ? .cancelled : .store(error)
+            record(failure: failure)
+            throw failure
+        }
+        if cancelled.isSet {
+            record(failure: .cancelled)
+            throw .cancelled
+        }
+        warnings += repeatedKeyWarnings()
+        for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
+        var report = makeReport()
+        let dangling: [DanglingCount]
+        reportProgress(.checking)
+        do throws(StoreError) {
+            let counted = try earlyCounts?.results() ?? [:]
+            earlyCounts = nil
+            dangling = try store.danglingReferences(compiled.mappers.map(\.schema), compiled.links, counted: counted)
+        } catch {
+            record(failure: .store(error))
+            throw .store(error)
+        }
+        for relationship in dangling where relationship.count > 0 {
+            let (name, count) = (relationship.name, relationship.count)
+            report.dangling[name] = count
+            warnings.append("\(name): \(count) links to records that are not in the store")
+            if relationship.policy == .error {
+                let error = ImportError.danglingReferences(
+                    "\(name): \(count) links to records that are not in the store (the relationship says missing: error); the data is committed")
+                record(failure: error)
+                throw error
+            }
+        }
+        report.warnings = inputWarnings + warnings
+        do {
+            runRecorded = true
+            try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil)
+        } catch {
+            throw .store(error)
+        }
+        reportProgress(.done)
+        return report
+    }
+
+    func makeReport() -> ImportReport {
+        let names = compiled.mappers.map(\.schema.name)
+        var report = ImportReport(
+            records: recordsBefore + (input?.assembler.recordCount ?? 0), bytes: rawBefore + rawCurrent,
+            seconds: ImportPipeline.now() - startTime,
+            entities: Array(zip(names, counts)).map { (name: $0.0, counts: $0.1) })
+        let side = store.sideWrites
+        report.tables = zip(names, counts).map { name, counts in
+            TableReport(
+                name: name, kind: .entity, inserted: counts.inserted + (side.stubs[name] ?? 0), updated: counts.updated,
+                unchanged: counts.unchanged, deleted: counts.deleted + (side.childrenDeleted[name] ?? 0), stubs: side.stubs[name] ?? 0)
+        }
+        report.tables += compiled.links.map { link in
+            TableReport(name: link.name, kind: .link, inserted: side.linksAdded[link.name] ?? 0, deleted: side.linksRemoved[link.name] ?? 0)
+        }
+        return report
+    }
+
+    /// Entities whose records repeated keys: each record of its own beyond
+    /// the first with a key was combined with it (key order, or one batch in
+    /// input order). Entities also found nested in other records are left
+    /// out: a shared object recurring is what nesting means.
+    func repeatedKeyWarnings() -> [String] {
+        compiled.mappers.enumerated().compactMap { entity, mapper in
+            guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
+            let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
+            let repeated = batcher.recordRows[entity] - written
+            guard repeated > 0 else { return nil }
+            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; each was combined with it (present fields win, the last occurrence last)"
+        }
+    }
+
+    /// Records a failed (or cancelled) run in the ledger; a failure to write
+    /// the ledger is not allowed to hide the original error.
+    func record(failure: ImportError) {
+        guard !runRecorded else { return }
+        runRecorded = true
+        let status: String
+        if case .cancelled = failure { status = "cancelled" } else { status = "failed" }
+        _ = try? store.finishRun(runID, status: status, records: makeReport().records, counts: makeReport().json, error: "\(failure)")
+    }
+
+    /// Stops: pending groups are dropped, the batch being applied rolls back.
+    func cancel() {
+        cancelled.set()
+        store.interrupt()
+    }
+
+    /// After a failure: let the store commit what was parsed before it, then
+    /// stop.
+    func drain() {
+        applySorted.set()
+        queue.close()
+        storeWorker?.join()
+        storeWorker = nil
+    }
+}

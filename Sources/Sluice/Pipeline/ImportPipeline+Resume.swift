@@ -1,0 +1,49 @@
+
+/// Resuming: where each input's committed records end, and the check that a
+/// resumed standard input repeats the stream the interrupted run read.
+extension ImportPipeline {
+    /// The committed records of each input of an interrupted run, checked
+    /// against the inputs' identities now.
+    static func resumePoints(
+        _ store: SQLiteStore, _ inputs: [(name: String, identity: InputIdentity?)]
+    ) throws(ImportError) -> (points: [String: Int], streams: [String: InputIdentity]) {
+        var points: [String: Int] = [:]
+        var streams: [String: InputIdentity] = [:]
+        for (name, identity) in inputs {
+            let saved: Checkpoint?
+            do { saved = try store.checkpoint(for: name) } catch { throw .store(error) }
+            guard let saved else { continue }
+            guard let identity else {
+                guard let prefix = saved.identity, prefix.isStreamPrefix else {
+                    throw .usage("cannot resume: the interrupted run did not read \(name) as a stream; run the import without --resume")
+                }
+                streams[name] = prefix
+                points[name] = saved.records
+                continue
+            }
+            guard saved.identity == identity else {
+                throw .usage("cannot resume: \(name) changed since the interrupted run (then \(saved.identity.map { "\($0)" } ?? "unknown"), now \(identity)); run the import without --resume")
+            }
+            points[name] = saved.records
+        }
+        return (points, streams)
+    }
+
+    /// The identity of input `name` when it is a file; `nil` for a stream.
+    func fileIdentity(_ name: String) -> InputIdentity? { identities[name] ?? nil }
+
+    /// Standard input: extends the checksum over the next bytes, sets the
+    /// identity checkpoints record, and when resuming checks the prefix the
+    /// interrupted run read. O(bytes).
+    func followStream(_ bytes: UnsafeRawBufferPointer) throws(ImportError) {
+        if let expected = streamToVerify, inputBytes + Int64(bytes.count) >= expected.size {
+            let head = UnsafeRawBufferPointer(rebasing: bytes[..<Int(expected.size - inputBytes)])
+            guard InputIdentity.checksum(streamChecksum, extendedWith: head) == expected.headChecksum else {
+                throw .usage("cannot resume: \(input?.name ?? "-") differs from the stream of the interrupted run (\(expected)); run the import without --resume")
+            }
+            streamToVerify = nil
+        }
+        streamChecksum = InputIdentity.checksum(streamChecksum, extendedWith: bytes)
+        streamIdentity = .streamPrefix(bytes: inputBytes + Int64(bytes.count), checksum: streamChecksum)
+    }
+}

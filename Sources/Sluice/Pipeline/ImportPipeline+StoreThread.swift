@@ -1,0 +1,116 @@
+
+/// The store thread: groups applied as they come (input order), or sorted
+/// into runs and applied in key order once every input is read.
+extension ImportPipeline {
+
+    func runStore() {
+        while let group = queue.pop() {
+            if cancelled.isSet { break }
+            do throws(ImportError) {
+                if let sorter {
+                    do { try sorter.add(group) } catch { throw .spill(error) }
+                } else {
+                    try applyToStore(group)
+                }
+                recordsQueued = group.records
+                bytesQueued = group.rawBytes
+                reportProgress(.reading)
+            } catch {
+                storeFailure = error
+                queue.fail()
+                return
+            }
+        }
+        guard let sorter, applySorted.isSet, !cancelled.isSet else { return }
+        do { try applyInKeyOrder(sorter) } catch { storeFailure = error }
+    }
+
+    /// Applies one group in its own transaction and adds up its counts.
+    func applyToStore(_ group: BatchGroup) throws(ImportError) {
+        let applied: [Int: EntityCounts]
+        do { applied = try store.apply(group) } catch { throw .store(error) }
+        for (entity, delta) in applied { counts[entity].add(delta) }
+    }
+
+    /// The key-ordered apply: each table's runs merged (on a second thread)
+    /// and applied in key order, referenced tables first and link tables
+    /// last, then the inputs' checkpoints.
+    func applyInKeyOrder(_ sorter: KeyOrderSorter) throws(ImportError) {
+        // Three batches are in flight (applied, queued, being merged): a
+        // quarter of the batch byte bound each keeps them within one batch's
+        // worth of memory.
+        let deleteMissing = compiled.mappers.contains {
+            ($0.schema.deleteMissing ?? options.store.deleteMissing) && !$0.schema.keyColumns.isEmpty
+        }
+        earlyCounts = EarlyReferenceCounts(
+            storePath: storePath, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
+        let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
+        defer { feed.stop() }
+        // An empty link table gets its target index after the load.
+        var bulkLink: LinkSchema?
+        var table = ""
+        rowsToApply = sorter.rowsAdded
+        var rowsAppliedBefore = 0
+        applyStart = ImportPipeline.now()
+        do {
+            while let item = try feed.next() {
+                if cancelled.isSet { return }
+                switch item {
+                case .batch(let batch, let startsTable):
+                    if startsTable, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
+                    table = batch.link?.name ?? batch.schema.name
+                    try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
+                    rowsApplied += batch.rows.rowCount
+                    reportProgress(.applying, table: table)
+                    feed.recycle(batch.rows)
+                case .tableEnd:
+                    // Repeated keys were combined: the rows left to apply are fewer.
+                    let applied = rowsApplied - rowsAppliedBefore
+                    rowsToApply = (rowsToApply ?? 0) - (sorter.rowsAdded(to: table) - applied)
+                    rowsAppliedBefore = rowsApplied
+                    if let link = bulkLink { try store.endBulkLinks(link) }
+                    bulkLink = nil
+                    earlyCounts?.tableEnded(table)
+                }
+            }
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch let error as SpillError {
+            throw .spill(error)
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
+        }
+        feed.stop()
+        for checkpoint in sorter.checkpoints {
+            try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
+        }
+    }
+
+    /// The directory holding `path` (`.` when it names none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Tells the caller where the run is (see ``ImportProgress``).
+    func reportProgress(_ phase: ImportProgress.Phase, table: String? = nil) {
+        guard let progress else { return }
+        let seconds = ImportPipeline.now() - startTime
+        let left: Double?
+        switch phase {
+        case .reading:
+            left = ProgressEstimate.reading(seconds: seconds, bytesRead: bytesQueued, bytesTotal: expectedBytes, keyOrder: sorter != nil)
+        case .applying:
+            left = ProgressEstimate.applying(elapsed: ImportPipeline.now() - applyStart, applied: rowsApplied, total: rowsToApply)
+        case .done: left = 0
+        case .deleting, .checking: left = nil
+        }
+        let names = compiled.mappers.map(\.schema.name)
+        progress(ImportProgress(
+            phase: phase, table: table, records: recordsQueued, bytesRead: bytesQueued, bytesTotal: expectedBytes,
+            rowsApplied: rowsApplied, rowsTotal: rowsToApply, seconds: seconds, secondsLeft: left,
+            entities: Dictionary(zip(names, counts), uniquingKeysWith: { first, _ in first })))
+    }
+}

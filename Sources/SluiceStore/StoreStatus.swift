@@ -1,0 +1,35 @@
+/// One import run as the store's ledger recorded it.
+public struct RunRecord: Sendable, Equatable {
+    /// The run's number in this store.
+    public var id: Int64
+    /// When it started and finished (UTC, `YYYY-MM-DD HH:MM:SS.SSS`).
+    public var started: String
+    /// `nil` while running, or when the process died.
+    public var finished: String?
+    /// `running`, `completed`, `failed`, `cancelled`, or `interrupted` (found
+    /// still running by a later run: the process died).
+    public var status: String
+    /// The inputs, as given.
+    public var inputs: String
+    /// Records read.
+    public var records: Int?
+    /// Counts per entity, as JSON.
+    public var counts: String?
+    /// The error and its location, for failed runs.
+    public var error: String?
+}
+
+/// What `sluice status` shows of a store.
+public struct StoreStatus: Sendable, Equatable {
+    /// The runs, newest first.
+    public var runs: [RunRecord]
+    /// The committed progress per input: records and bytes.
+    public var checkpoints: [(input: String, records: Int, bytes: Int64)]
+    /// The tables and their row counts.
+    public var tables: [(name: String, rows: Int)]
+
+    public static func == (lhs: StoreStatus, rhs: StoreStatus) -> Bool {
+        lhs.runs == rhs.runs && lhs.checkpoints.map(\.input) == rhs.checkpoints.map(\.input)
+            && lhs.tables.map(\.name) == rhs.tables.map(\.name) && lhs.tables.map(\.rows) == rhs.tables.map(\.rows)
+    }
+}

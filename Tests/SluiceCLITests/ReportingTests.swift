@@ -1,0 +1,203 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// What `sluice import` tells its user: progress through every phase, the
+/// summary of every table written, the warnings, `--quiet`, and the
+/// completion script and manual page.
+@Suite struct ReportingTests {
+    /// Events with a nested actor and 0–3 tags (a link table with stubs).
+    static let mapping = """
+        entities:
+          Event:
+            records: $
+            key: id
+            attributes: {id: integer, title: string}
+            relationships:
+              actor: {entity: Actor, source: actor}
+              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
+          Actor:
+            key: id
+            attributes: {id: integer, login: string}
+          Tag:
+            key: name
+            attributes: {name: string}
+        """
+
+    static func events(_ count: Int, from first: Int = 0) -> String {
+        (first..<(first + count)).map { number in
+            let tags = ["a", "b", "c"].prefix(number % 4).map { "\"\($0)\"" }.joined(separator: ",")
+            return #"{"id":\#(number * 7919 % 100_003),"title":"event \#(number)","actor":{"id":\#(number % 50),"login":"u\#(number % 50)"},"tags":[\#(tags)]}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    func importing(_ extra: [String], data: String, store: String? = nil) throws -> (CommandResult, String) {
+        let directory = TestPaths.temporaryDirectory()
+        let mapping = directory.appendingPathComponent("mapping.yml").path
+        try Self.mapping.write(toFile: mapping, atomically: true, encoding: .utf8)
+        let input = directory.appendingPathComponent("events.jsonl").path
+        try data.write(toFile: input, atomically: true, encoding: .utf8)
+        let into = store ?? directory.appendingPathComponent("s.sqlite").path
+        return (try runCommand(sluice, ["import", "--mapping", mapping, "--into", into] + extra + [input]), into)
+    }
+
+    @Test func jsonProgressGoesThroughEveryPhase() throws {
+        let (first, store) = try importing(["--batch-rows", "500"], data: Self.events(6_000))
+        #expect(first.status == 0, "\(first.stderr)")
+        let (result, _) = try importing(
+            ["--progress", "json", "--delete-missing", "--batch-rows", "500"], data: Self.events(5_000, from: 1_000), store: store)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count, "every line is a JSON object: \(result.stderr)")
+        let phases = objects.compactMap { $0["phase"] as? String }
+        #expect(Set(phases).isSuperset(of: ["reading", "applying", "deleting", "checking", "done"]), "\(phases)")
+        #expect(phases.last == "done")
+        #expect(objects.last?["warning"] as? String == "delete-missing left Tag alone: the run saw none of its records (allow it with --allow-empty-delete)")
+        // Phases come in order.
+        let order = ["reading", "applying", "deleting", "checking", "done"]
+        #expect(phases.map { order.firstIndex(of: $0) ?? -1 } == phases.map { order.firstIndex(of: $0) ?? -1 }.sorted())
+        let applied = Set(objects.filter { $0["phase"] as? String == "applying" }.compactMap { $0["table"] as? String })
+        #expect(applied.contains("Event") && applied.contains("Event_tags"), "\(applied)")
+        #expect(objects.first { $0["phase"] as? String == "deleting" }?["table"] as? String == "Event")
+        let reading = try #require(objects.first { $0["phase"] as? String == "reading" })
+        #expect(reading["bytesTotal"] as? Int ?? 0 > 0 && reading["secondsLeft"] is Double)
+        let done = try #require(objects.last { $0["phase"] as? String == "done" })
+        let event = (done["entities"] as? [String: Any])?["Event"] as? [String: Any]
+        #expect(event?["inserted"] as? Int == 0 && event?["deleted"] as? Int == 1_000, "\(result.stderr.suffix(700))")
+        #expect(done["rowsApplied"] as? Int == done["rowsTotal"] as? Int)
+    }
+
+    @Test func barProgressNamesThePhasesAndTheTimeLeft() throws {
+        let (result, _) = try importing(["--progress", "bar", "--batch-rows", "500"], data: Self.events(4_000))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("reading 0 of 0 MiB") || result.stderr.contains("reading "))
+        #expect(result.stderr.contains("applying Event_tags"))
+        #expect(result.stderr.contains("ETA "))
+        #expect(result.stderr.contains("done in "))
+    }
+
+    @Test func summaryNamesEveryTableWithLinksAndStubs() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let stats = directory.appendingPathComponent("stats.json").path
+        let (result, _) = try importing(["--stats-json", stats], data: Self.events(400))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.contains(["Event", "entity", "400", "0", "0", "0", "0", "0"]), "\(result.stdout)")
+        #expect(lines.contains(["Actor", "entity", "50", "0", "0", "0", "0", "0"]), "\(result.stdout)")
+        #expect(lines.contains(["Tag", "entity", "3", "0", "0", "0", "0", "3"]), "\(result.stdout)")
+        #expect(lines.contains(["Event_tags", "link", "600", "0"]), "\(result.stdout)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
+        let tables = json?["tables"] as? [[String: Any]] ?? []
+        #expect(tables.map { $0["name"] as? String } == ["Event", "Actor", "Tag", "Event_tags"])
+        #expect(tables.last?["kind"] as? String == "link" && tables.last?["inserted"] as? Int == 600)
+        #expect(json?["warnings"] as? [String] == [])
+    }
+
+    @Test func quietPrintsNothingButWarnings() throws {
+        let (result, store) = try importing(["--quiet"], data: Self.events(100) + Self.events(10))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("warning: Event: 10 records repeated a key"), "\(result.stderr)")
+        #expect(StoreReader(store).count("Event") == 100)
+    }
+
+    @Test func repeatedKeysAreCountedInEitherOrder() throws {
+        for order in ["key", "input"] {
+            let (result, _) = try importing(["--order", order], data: Self.events(300) + Self.events(25, from: 100))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("warning: Event: 25 records repeated a key"), "\(order): \(result.stderr)")
+            // Actors recur in every record by design: no warning for them.
+            #expect(!result.stderr.contains("Actor:"), "\(order): \(result.stderr)")
+        }
+    }
+
+    @Test func aMappingThatMatchesNothingIsAWarning() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let mapping = directory.appendingPathComponent("m.yml").path
+        try "entities:\n  Row:\n    records: /rows/row\n    key: Id\n    attributes: {Id: integer}\n"
+            .write(toFile: mapping, atomically: true, encoding: .utf8)
+        let input = directory.appendingPathComponent("posts.xml").path
+        try "<posts><row Id=\"1\"/></posts>".write(toFile: input, atomically: true, encoding: .utf8)
+        let stats = directory.appendingPathComponent("stats.json").path
+        let result = try runCommand(sluice, [
+            "import", "--mapping", mapping, "--into", directory.appendingPathComponent("s.sqlite").path, "--stats-json", stats, input,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: \(input): no record matched the mapping (record paths: /rows/row)"), "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
+        #expect((json?["warnings"] as? [String])?.count == 1)
+    }
+
+    @Test func anAbsentKeyListsTheMembersThatExist() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let result = try runCommand(
+            sluice, ["import", "--into", directory.appendingPathComponent("s.sqlite").path, "--entity", "Item", "--key", "id", "-"],
+            input: Data("{\"item_id\": 1, \"name\": \"a\", \"price\": 2}\n".utf8))
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("record 1"))
+        #expect(result.stderr.contains("the record has no key member; its members are: item_id, name, price"), "\(result.stderr)")
+    }
+
+    @Test func jsonProgressReportsErrorsAsJSON() throws {
+        let (result, _) = try importing(["--progress", "json"], data: Self.events(10) + "{\"id\": \n")
+        #expect(result.status == 65)
+        let last = try #require(result.stderr.split(separator: "\n").last)
+        let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        #expect(object?["exit"] as? Int == 65)
+        #expect((object?["error"] as? String)?.contains("record 11") == true, "\(result.stderr)")
+    }
+
+    @Test func completionScriptsAreGenerated() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try runCommand(sluice, ["--generate-completion-script", shell])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("import") && result.stdout.contains("--delete-missing"), "\(shell)")
+        }
+    }
+
+    /// The committed manual page (docs/sluice.1, written by argument-parser's
+    /// generate-manual plugin) documents every option `--help` lists.
+    @Test func theManualPageDocumentsEveryOption() throws {
+        let page = try String(contentsOf: TestPaths.repository.appendingPathComponent("docs/sluice.1"), encoding: .utf8)
+        // mdoc: `.It Fl -into Ar into`, `.It Fl q , -quiet`.
+        let documented = Set(page.split(separator: "\n").filter { $0.hasPrefix(".It Fl ") }.flatMap {
+            $0.split(separator: " ").filter { $0.hasPrefix("-") }.map { "-" + $0 }
+        })
+        for command in ["import", "check", "infer", "status"] {
+            let help = try runCommand(sluice, [command, "--help"])
+            let options = help.stdout.split(separator: "\n").flatMap { line -> [String] in
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("-") else { return [] }
+                return trimmed.split(whereSeparator: { $0 == " " || $0 == "," }).filter { $0.hasPrefix("--") }.map(String.init)
+            }
+            #expect(options.count > 1, "\(command)")
+            for option in options where option != "--help" && option != "--version" {
+                #expect(documented.contains(option), "\(command) \(option) is not in docs/sluice.1: run scripts/install.sh --man-only")
+            }
+        }
+    }
+}
+
+/// Inputs that are pipes (a shell's `<(zcat …)`, a named pipe) are read as
+/// streams: nothing is read from them before the import reads them.
+@Suite struct PipeInputTests {
+    @Test func aNamedPipeImportsEveryRecord() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let fifo = directory.appendingPathComponent("events.json").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let text = ReportingTests.events(3_000)
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)
+            handle?.write(Data(text.utf8))
+            try? handle?.close()
+        }
+        writer.start()
+        let mapping = directory.appendingPathComponent("m.yml").path
+        try ReportingTests.mapping.write(toFile: mapping, atomically: true, encoding: .utf8)
+        let store = directory.appendingPathComponent("s.sqlite").path
+        let result = try runCommand(sluice, ["import", "--format", "jsonl", "--mapping", mapping, "--into", store, fifo])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(StoreReader(store).count("Event") == 3_000)
+    }
+}
