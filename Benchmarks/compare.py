@@ -1,83 +1,303 @@
 #!/usr/bin/env python3
-"""Runs sluice beside the C baseline and the peers of ../shared/bench on the
-generated events workload and prints one Markdown table: medians of wall time,
-peak RSS and bytes written, and the paired ratio of each comparison.
+"""Runs sluice beside the loaders a user would pick instead, on the events
+workload, and writes the results as JSON, a Markdown table and a plot.
 
-  Benchmarks/compare.py [--records 200000] [--runs 3] [--work DIR] [--peers] [--no-formats]
+  Benchmarks/compare.py [--records 200000] [--runs 3] [--work DIR] [--out DIR]
+                        [--peers] [--no-formats] [--timeout 600]
 
-It copies ../shared/bench into the work directory, builds the C tools there,
-generates the data once (gen.py, kept between calls), builds sluice in
-release mode, then runs each pair alternately (A B A B ...). Each command runs
-under /usr/bin/time inside a shell that reads its own /proc/PID/io after the
-command exits: a reaped child's I/O counts towards its parent, so write_bytes
-is the command's own. --peers also runs sqlite-utils and the ijson loader
-(pip install sqlite-utils ijson).
+Everything comes from this repository or is installed by the script:
+  - the data: Benchmarks/events.py writes N events (shuffled integer keys, a
+    nested actor, 0-5 tags, ~500 bytes each) as JSON Lines, a JSON array, XML
+    and the C baseline's TSV, and an update file (N/10 changed, N/10 new);
+  - the C baseline: Benchmarks/baseline/load.c, built with gcc against the
+    system's SQLite (pre-parsed rows, batches sorted by key, prepared
+    statements, the same three tables);
+  - sluice: `swift build -c release`;
+  - with --peers, in a virtual environment under the work directory (pip):
+    sqlite-utils (insert/upsert --nl --pk id), an ijson + sqlite3 loader,
+    DuckDB (read_json + keyed upsert) and dlt (write_disposition="merge")
+    into DuckDB and into SQLite; matplotlib draws the plot either way.
+
+Three cases: a first load into a new store, the unchanged file again, the
+update file applied to the first load's store. Each round runs every tool
+once per case, so the ratio to sluice pairs runs taken side by side; a
+command over --timeout seconds is stopped and reported as such (slow tools
+run once). Each run is a whole process: wall time, peak RSS (wait4) and
+bytes written (/proc/PID/io of a shell that runs the command as its child).
 """
 import argparse
+import json
 import os
+import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(os.path.dirname(ROOT), "shared", "bench")
+BENCHMARKS = os.path.join(ROOT, "Benchmarks")
 SLUICE = os.path.join(ROOT, ".build", "release", "sluice")
+CASES = [("first", "first load, new store"), ("again", "unchanged file again"), ("update", "update file")]
+PEER_PACKAGES = ["sqlite-utils", "ijson", "duckdb", "dlt[duckdb,sqlalchemy]"]
 
 
 def sh(command, cwd=None):
     subprocess.run(["/bin/sh", "-c", command], check=True, cwd=cwd)
 
 
+def measure(command, cwd, timeout=None):
+    """One whole-process run: {"wall", "rss", "written"} or {"timeout"} /
+    {"failed"}. The command runs under a shell that, once the command is
+    reaped, appends its own /proc/PID/io write_bytes (a reaped child's I/O is
+    counted to its parent) to a file."""
+    log = tempfile.mktemp()
+    wrapped = "%s >/dev/null 2>%s; s=$?; grep '^write_bytes' /proc/$$/io >>%s; exit $s" % (command, log, log)
+    start = time.monotonic()
+    process = subprocess.Popen(["/bin/sh", "-c", wrapped], cwd=cwd, start_new_session=True)
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if timeout and time.monotonic() - start > timeout:
+            os.killpg(process.pid, 9)
+            os.wait4(process.pid, 0)
+            os.unlink(log) if os.path.exists(log) else None
+            return {"timeout": timeout}
+        time.sleep(0.02)
+    wall = time.monotonic() - start
+    text = open(log, errors="replace").read() if os.path.exists(log) else ""
+    os.unlink(log) if os.path.exists(log) else None
+    if os.waitstatus_to_exitcode(status) != 0:
+        return {"failed": os.waitstatus_to_exitcode(status), "log": text[-2000:]}
+    written = int(text.strip().splitlines()[-1].split()[1])
+    return {"wall": wall, "rss": usage.ru_maxrss * 1024, "written": written}
+
+
 def run(command, prep, cwd):
-    """One timed run: (wall s, peak RSS bytes, bytes written)."""
+    """(wall s, peak RSS bytes, bytes written) of one run, for sync.py."""
     if prep:
         sh(prep, cwd)
-    times = tempfile.mktemp()
-    wrapped = "%s >/dev/null 2>%s.err; status=$?; grep '^write_bytes' /proc/$$/io >>%s.err; exit $status" % (command, times, times)
-    result = subprocess.run(["/usr/bin/time", "-o", times, "-f", "%e %M", "/bin/sh", "-c", wrapped], cwd=cwd)
-    with open(times) as f:
-        wall, rss = f.read().split()[-2:]
-    with open(times + ".err") as f:
-        log = f.read()
-    os.unlink(times)
-    os.unlink(times + ".err")
-    if result.returncode != 0:
-        sys.exit("failed (%d): %s\n%s" % (result.returncode, command, log))
-    written = int(log.strip().splitlines()[-1].split()[1])
-    return float(wall), int(rss) * 1024, written
+    result = measure(command, cwd)
+    if "failed" in result:
+        sys.exit("failed (%d): %s\n%s" % (result["failed"], command, result["log"]))
+    return result["wall"], result["rss"], result["written"]
 
 
-def pair(name, a, b, runs, cwd, store=None):
-    """Runs (command, prep) pairs a and b alternately; returns a table row."""
-    ra, rb = [], []
-    for _ in range(runs):
-        ra.append(run(a[0], a[1], cwd))
-        if b:
-            rb.append(run(b[0], b[1], cwd))
-    size = os.path.getsize(os.path.join(cwd, store)) if store and os.path.exists(os.path.join(cwd, store)) else 0
-    med = lambda rs, i: statistics.median(r[i] for r in rs)
-    row = {"name": name, "a_wall": med(ra, 0), "a_rss": med(ra, 1), "a_written": med(ra, 2), "store": size}
-    if b:
-        ratios = [y[0] / x[0] for x, y in zip(ra, rb)]
-        row.update(b_wall=med(rb, 0), b_rss=med(rb, 1), b_written=med(rb, 2),
-                   ratio=statistics.median(ratios), ratio_min=min(ratios), ratio_max=max(ratios))
-    print(format_row(row, a[2], b[2] if b else ""), flush=True)
-    return row
+class Tool:
+    """One loader: how to load a file into its store, which files it reads,
+    and what a store of it is (a file or a directory)."""
+
+    def __init__(self, name, load, files, store, cases=("first", "again", "update"), once=False, note=""):
+        self.name, self.load, self.files, self.store = name, load, files, store
+        self.cases, self.once, self.note = cases, once, note
+
+    def paths(self, work, case):
+        return os.path.join(work, "stores", self.slug() + "." + case), os.path.join(work, "stores", self.slug() + ".base")
+
+    def slug(self):
+        return "".join(c if c.isalnum() else "-" for c in self.name.lower())
+
+    def prepare(self, work, case):
+        """Makes the store the case starts from; returns its path, or None
+        when the first load never finished."""
+        store, base = self.paths(work, case)
+        remove(store)
+        remove(store + "-wal")
+        remove(store + "-shm")
+        if case != "first":
+            if not os.path.exists(base):
+                return None
+            copy(base, store)
+        return store
+
+    def finished_first(self, work):
+        store, base = self.paths(work, "first")
+        remove(base)
+        copy(store, base)
 
 
-def format_row(row, a_name, b_name):
-    mib = lambda n: "%.0f" % (n / (1 << 20))
-    mb = lambda n: "%.0f" % (n / 1e6)
-    cells = [row["name"], "%.2f" % row["a_wall"], mib(row["a_rss"]), mb(row["a_written"]),
-             mb(row["store"]) if row["store"] else ""]
-    if "ratio" in row:
-        cells += [b_name, "%.2f" % row["b_wall"], mib(row["b_rss"]), mb(row["b_written"]),
-                  "%.2f× [%.2f–%.2f]" % (row["ratio"], row["ratio_min"], row["ratio_max"])]
+def remove(path):
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.unlink(path)
+
+
+def copy(source, target):
+    if os.path.isdir(source):
+        shutil.copytree(source, target)
     else:
-        cells += [b_name, "", "", "", ""]
-    return "| " + " | ".join(cells) + " |"
+        shutil.copy(source, target)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(source + suffix):
+                shutil.copy(source + suffix, target + suffix)
+
+
+def tools(a, work, venv):
+    mapping = lambda name: os.path.join(BENCHMARKS, name)
+    python = os.path.join(venv, "bin", "python")
+    peer = lambda script: "%s %s" % (python, os.path.join(BENCHMARKS, "peers", script))
+    jsonl = {"first": "base.jsonl", "again": "base.jsonl", "update": "base.update.jsonl"}
+    found = [
+        Tool("sluice", lambda s, f: "%s import --quiet --mapping %s --into %s %s" % (SLUICE, mapping("events.yml"), s, f),
+             jsonl, "file"),
+        Tool("C baseline", lambda s, f: "%s %s %s %s" % (os.path.join(work, "bin", "load"), "insert" if f == "base.tsv" and not os.path.exists(s) else "upsert", s, f),
+             {"first": "base.tsv", "again": "base.tsv", "update": "base.update.tsv"}, "file",
+             note="pre-parsed TSV, no JSON parsing"),
+    ]
+    if not a.no_formats:
+        found += [
+            Tool("sluice, JSON array", lambda s, f: "%s import --quiet --mapping %s --into %s %s" % (SLUICE, mapping("events-array.yml"), s, f),
+                 {"first": "base.json"}, "file", cases=("first",)),
+            Tool("sluice, XML", lambda s, f: "%s import --quiet --mapping %s --into %s %s" % (SLUICE, mapping("events-xml.yml"), s, f),
+                 {"first": "base.xml"}, "file", cases=("first",)),
+        ]
+    if a.peers:
+        utils = os.path.join(venv, "bin", "sqlite-utils")
+        found += [
+            Tool("sqlite-utils", lambda s, f: "%s upsert %s Event %s --nl --pk id" % (utils, s, f), jsonl, "file",
+                 note="one table; actor and tags as JSON text"),
+            Tool("ijson + sqlite3", lambda s, f: "%s %s %s" % (peer("ijson_load.py"), s, f), jsonl, "file"),
+            Tool("DuckDB", lambda s, f: "%s %s %s" % (peer("duckdb_load.py"), s, f), jsonl, "file",
+                 note="tags as a LIST column, no link table"),
+            Tool("dlt → DuckDB", lambda s, f: "%s duckdb %s %s" % (peer("dlt_load.py"), s, f), jsonl, "directory", once=True),
+            Tool("dlt → SQLite", lambda s, f: "%s sqlite %s %s" % (peer("dlt_load.py"), s, f), jsonl, "directory", once=True),
+        ]
+    return found
+
+
+def setup(a, work):
+    """Builds sluice and the C baseline, writes the data, makes the venv."""
+    sh("swift build -c release --product sluice >/dev/null", ROOT)
+    os.makedirs(os.path.join(work, "bin"), exist_ok=True)
+    sh("gcc -O2 -o %s %s -lsqlite3" % (os.path.join(work, "bin", "load"), os.path.join(BENCHMARKS, "baseline", "load.c")))
+    data = os.path.join(work, "data", str(a.records))
+    if not os.path.exists(os.path.join(data, "base.update.tsv")):
+        os.makedirs(data, exist_ok=True)
+        print("writing %d events (Benchmarks/events.py) ..." % a.records, file=sys.stderr, flush=True)
+        sh("python3 %s dataset %d %s" % (os.path.join(BENCHMARKS, "events.py"), a.records, os.path.join(data, "base")))
+    venv = os.path.join(work, "venv")
+    if not os.path.exists(os.path.join(venv, "bin", "python")):
+        sh("python3 -m venv %s" % venv)
+    packages = ["matplotlib"] + (PEER_PACKAGES if a.peers else [])
+    sh("%s -m pip install -q --disable-pip-version-check %s" % (os.path.join(venv, "bin", "python"), " ".join("'%s'" % p for p in packages)))
+    shutil.rmtree(os.path.join(work, "stores"), ignore_errors=True)
+    os.makedirs(os.path.join(work, "stores"))
+    return data, venv
+
+
+def benchmark(a, work, data, venv):
+    results = {tool.name: {"note": tool.note, "cases": {}} for tool in tools(a, work, venv)}
+    for case, title in CASES:
+        for round_ in range(a.runs):
+            for tool in tools(a, work, venv):
+                if case not in tool.cases or (tool.once and round_ > 0):
+                    continue
+                runs = results[tool.name]["cases"].setdefault(case, [])
+                if any("wall" not in r for r in runs):
+                    continue
+                store = tool.prepare(work, case)
+                if store is None:
+                    runs.append({"skipped": "the first load did not finish"})
+                    continue
+                result = measure(tool.load(store, tool.files[case]), data, a.timeout)
+                result["round"] = round_
+                runs.append(result)
+                print("%-20s %-22s %s" % (tool.name, title, describe(result)), file=sys.stderr, flush=True)
+                if case == "first" and "wall" in result:
+                    tool.finished_first(work)
+    return results
+
+
+def describe(result):
+    if "wall" in result:
+        return "%.2f s, %.0f MiB, %.0f MB written" % (result["wall"], result["rss"] / 2**20, result["written"] / 1e6)
+    if "timeout" in result:
+        return "stopped after %d s" % result["timeout"]
+    if "skipped" in result:
+        return "skipped: " + result["skipped"]
+    lines = [l.strip() for l in result["log"].splitlines() if l.strip() and not l.startswith("write_bytes")]
+    return "failed (exit %d): %s" % (result["failed"], (lines[-1] if lines else "")[-200:].replace("|", "/"))
+
+
+def summarise(results):
+    """Medians per tool and case, and the ratio to sluice's run of the same round."""
+    sluice = results["sluice"]["cases"]
+    for name, tool in results.items():
+        tool["summary"] = {}
+        for case, runs in tool["cases"].items():
+            done = [r for r in runs if "wall" in r]
+            if not done or len(done) < len(runs):
+                bad = next(r for r in runs if "wall" not in r)
+                tool["summary"][case] = {"status": describe(bad)}
+                continue
+            ratios = []
+            for r in done:
+                paired = [s for s in sluice.get(case if case in sluice else "first", []) if s.get("round") == r["round"] and "wall" in s]
+                if paired:
+                    ratios.append(r["wall"] / paired[0]["wall"])
+            tool["summary"][case] = {
+                "wall": statistics.median(r["wall"] for r in done), "rss": statistics.median(r["rss"] for r in done),
+                "written": statistics.median(r["written"] for r in done), "runs": len(done),
+                "ratio": statistics.median(ratios) if ratios else None}
+
+
+def markdown(results, meta):
+    lines = ["Events workload, %s records (%s of JSON Lines), %s; %d rounds, medians (tools marked ¹ run once)." % (
+        "{:,}".format(meta["records"]), "%.0f MB" % (meta["input_bytes"] / 1e6), meta["machine"], meta["runs"]),
+        "Ratio = the tool's wall time / sluice's in the same round (above 1: sluice is faster).", "",
+        "| tool | case | wall s | × sluice | peak RSS MiB | written MB |", "|---|---|---|---|---|---|"]
+    for name, tool in results.items():
+        for case, title in CASES:
+            s = tool["summary"].get(case)
+            if s is None:
+                continue
+            label = name + ("¹" if tool["cases"][case] and len(tool["cases"][case]) == 1 and name.startswith("dlt") else "")
+            if "status" in s:
+                lines.append("| %s | %s | %s | | | |" % (label, title, s["status"]))
+            else:
+                lines.append("| %s | %s | %.2f | %s | %.0f | %.0f |" % (
+                    label, title, s["wall"], "%.2f" % s["ratio"] if s["ratio"] else "", s["rss"] / 2**20, s["written"] / 1e6))
+    notes = ["- %s: %s" % (name, tool["note"]) for name, tool in results.items() if tool["note"]]
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+
+
+PLOT = r'''
+import json, sys
+import matplotlib
+import matplotlib.ticker
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+results, cases, out = json.load(open(sys.argv[1]))["results"], json.loads(sys.argv[2]), sys.argv[3]
+names = list(results)
+fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * len(names) * len(cases) + 1.5))
+for axis, key, label in ((axes[0], "wall", "wall time, s (log)"), (axes[1], "rss", "peak RSS, MiB (log)")):
+    labels, values, colors = [], [], []
+    for c, (case, title) in enumerate(cases):
+        for name in names:
+            s = results[name]["summary"].get(case)
+            if not s:
+                continue
+            labels.append("%s — %s" % (name, title))
+            stopped = "status" in s
+            values.append(0 if stopped else s[key] / (2**20 if key == "rss" else 1))
+            colors.append("#d62728" if name == "sluice" else "#bbbbbb" if stopped else "C%d" % c)
+    y = range(len(labels))
+    axis.barh(y, values, color=colors)
+    axis.set_yticks(list(y), labels if key == "wall" else [""] * len(labels), fontsize=8)
+    axis.invert_yaxis()
+    axis.set_xscale("log")
+    axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    axis.set_xlabel(label)
+    for i, v in enumerate(values):
+        axis.text(v if v else 1, i, " %.3g" % v if v else " did not finish", va="center", fontsize=7)
+fig.suptitle("sluice and the loaders a user would pick instead")
+fig.tight_layout()
+fig.savefig(out + ".png", dpi=110)
+fig.savefig(out + ".svg")
+'''
 
 
 def main():
@@ -85,47 +305,30 @@ def main():
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "sluice-bench"))
-    ap.add_argument("--peers", action="store_true")
-    ap.add_argument("--no-formats", action="store_true", help="skip the JSON array and XML pairs (for long runs)")
+    ap.add_argument("--out", default=None, help="where results.json, .md, .png and .svg go (default: WORK/results)")
+    ap.add_argument("--peers", action="store_true", help="also run the peers, installed by pip into WORK/venv")
+    ap.add_argument("--no-formats", action="store_true", help="skip sluice on the JSON array and XML forms")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds before a run is stopped")
     a = ap.parse_args()
-    work = a.work
-    if not os.path.exists(os.path.join(work, "gen.py")):
-        shutil.copytree(BENCH, work, dirs_exist_ok=True)
-    sh("make -s", work)
-    sh("swift build -c release --product sluice >/dev/null", ROOT)
-    os.makedirs(os.path.join(work, "data"), exist_ok=True)
-    n = a.records
-    data = "data/ev%d" % n
-    if not os.path.exists(os.path.join(work, data + ".tsv")):
-        sh("python3 gen.py -n %d -o %s" % (n, data), work)
-    if not os.path.exists(os.path.join(work, data + ".update.tsv")):
-        sh("python3 gen.py -n %d --update %d -o %s.update" % (n, n // 5, data), work)
-    mapping = lambda name: os.path.join(ROOT, "Benchmarks", name)
-    sluice = lambda m, store, files: "%s import --mapping %s --into %s %s" % (SLUICE, mapping(m), store, files)
-    fresh = lambda store: "rm -f %s %s-wal %s-shm" % (store, store, store)
-    c = lambda mode, store, tsv: "./build/sqlite_insert -s -m %s %s %s" % (mode, store, tsv)
-
-    print("sluice %s records, %d runs each, medians; ratio = B's wall time / sluice's (above 1: sluice is faster)\n" % (f"{n:,}", a.runs))
-    print("| case | sluice s | RSS MiB | written MB | store MB | B | B s | B RSS MiB | B written MB | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    jsonl = data + ".jsonl"
-    pair("JSON Lines, new store", (sluice("events.yml", "s.db", jsonl), fresh("s.db"), "sluice"),
-         (c("insert", "c.db", data + ".tsv"), fresh("c.db"), "C sqlite_insert -s"), a.runs, work, "s.db")
-    pair("unchanged re-import", (sluice("events.yml", "s.db", jsonl), "", "sluice"),
-         (sluice("events.yml", "s2.db", jsonl), fresh("s2.db"), "sluice, first import"), a.runs, work)
-    pair("update file (half new)", (sluice("events.yml", "su.db", data + ".update.jsonl"), "cp s.db su.db; rm -f su.db-wal su.db-shm", "sluice"),
-         (c("upsert", "cu.db", data + ".update.tsv"), "rm -f cu.db*; %s >/dev/null" % c("insert", "cu.db", data + ".tsv"), "C upsert -s"),
-         a.runs, work)
-    if not a.no_formats:
-        pair("JSON array", (sluice("events-array.yml", "sa.db", data + ".json"), fresh("sa.db"), "sluice"),
-             (sluice("events.yml", "s3.db", jsonl), fresh("s3.db"), "sluice, JSON Lines"), a.runs, work)
-        pair("XML", (sluice("events-xml.yml", "sx.db", data + ".xml"), fresh("sx.db"), "sluice"),
-             (sluice("events.yml", "s3.db", jsonl), fresh("s3.db"), "sluice, JSON Lines"), a.runs, work)
-    if a.peers:
-        pair("JSON Lines vs sqlite-utils", (sluice("events.yml", "s.db", jsonl), fresh("s.db"), "sluice"),
-             ("sqlite-utils insert p.db events %s --nl --pk id" % jsonl, fresh("p.db"), "sqlite-utils --nl"), a.runs, work)
-        pair("JSON Lines vs ijson", (sluice("events.yml", "s.db", jsonl), fresh("s.db"), "sluice"),
-             ("python3 peer_ijson.py --nl i.db %s" % jsonl, fresh("i.db"), "ijson + sqlite3"), a.runs, work)
+    work = os.path.abspath(a.work)
+    out = os.path.abspath(a.out or os.path.join(work, "results"))
+    os.makedirs(out, exist_ok=True)
+    data, venv = setup(a, work)
+    results = benchmark(a, work, data, venv)
+    summarise(results)
+    meta = {"records": a.records, "runs": a.runs, "input_bytes": os.path.getsize(os.path.join(data, "base.jsonl")),
+            "machine": "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.platform()),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "timeout": a.timeout,
+            "sluice": subprocess.run([SLUICE, "--version"], capture_output=True, text=True).stdout.strip()}
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    table = markdown(results, meta)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(table)
+    subprocess.run([os.path.join(venv, "bin", "python"), "-c", PLOT, os.path.join(out, "results.json"),
+                    json.dumps(CASES), os.path.join(out, "results")], check=True)
+    print(table)
+    print("written: %s/results.{json,md,png,svg}" % out)
 
 
 if __name__ == "__main__":

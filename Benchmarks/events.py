@@ -9,6 +9,12 @@ actors recur often); and 0 to 5 tags. Every value comes from the record's
 number and the seed alone, so a file can be written again identically.
 
   events.py base N FILE                 N events, JSON Lines
+  events.py dataset N PREFIX            N events as PREFIX.jsonl, .json (one
+                                         array), .xml and .tsv (the C
+                                         baseline's pre-parsed rows), and
+                                         the update file PREFIX.update.jsonl
+                                         and .tsv: N/10 changed known events
+                                         and N/10 new ones
   events.py nextday N FILE [--change C]  the next day's dump of the same N:
                                          1% changed, 0.5% new, 0.5% gone;
                                          with --change, also C, the change
@@ -83,13 +89,84 @@ def write(path, items):
             out.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
+def xml_text(value):
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def xml_attribute(value):
+    return xml_text(value).replace('"', "&quot;")
+
+
+def as_xml(record):
+    """One <event>: scalars as attributes, the actor as an empty element,
+    the body and each tag as text elements."""
+    actor = record["actor"]
+    scalars = "".join(' %s="%s"' % (name, xml_attribute(value if isinstance(value, str) else json.dumps(value)))
+                      for name, value in record.items()
+                      if name not in ("actor", "tags", "body") and value is not None)
+    children = ['<actor id="%d" login="%s" url="%s"/>' % (actor["id"], xml_attribute(actor["login"]),
+                                                          xml_attribute(actor["url"]))]
+    if record["body"] is not None:
+        children.append("<body>%s</body>" % xml_text(record["body"]))
+    children += ["<tag>%s</tag>" % xml_text(tag) for tag in record["tags"]]
+    return "<event%s>%s</event>\n" % (scalars, "".join(children))
+
+
+def tsv_field(value):
+    """NULL as \\N; backslash, tab and newline escaped with a backslash."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+TSV_FIELDS = ["id", "type", "created_at", "public", "score", "ratio", "repo", "lang", "title", "body"]
+
+
+def as_tsv(record):
+    """The C baseline's row: the ten scalars, the actor's id, login and url,
+    then the tags joined by 0x1F."""
+    actor = record["actor"]
+    fields = [record[name] for name in TSV_FIELDS] + [actor["id"], actor["login"], actor["url"]]
+    return "\t".join(tsv_field(field) for field in fields) + "\t" + "\x1f".join(map(tsv_field, record["tags"])) + "\n"
+
+
+def write_dataset(n, prefix):
+    """PREFIX.jsonl/.json/.xml/.tsv of the base dump and PREFIX.update.jsonl/.tsv."""
+    outputs = {kind: open("%s.%s" % (prefix, kind), "w", encoding="utf-8") for kind in ("jsonl", "json", "xml", "tsv")}
+    outputs["json"].write("[\n")
+    outputs["xml"].write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<events>\n")
+    for index, number in enumerate(shuffled(range(n), 0)):
+        record = event(number, n)
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        outputs["jsonl"].write(line + "\n")
+        outputs["json"].write(("," if index else "") + line + "\n")
+        outputs["xml"].write(as_xml(record))
+        outputs["tsv"].write(as_tsv(record))
+    outputs["json"].write("]\n")
+    outputs["xml"].write("</events>\n")
+    for output in outputs.values():
+        output.close()
+    # The update file: every 10th known event changed, and n/10 new ones.
+    numbers = shuffled([number for number in range(n) if number % 10 == 3] + list(range(n, n + n // 10)), 3)
+    with open(prefix + ".update.jsonl", "w", encoding="utf-8") as jsonl, open(prefix + ".update.tsv", "w", encoding="utf-8") as tsv:
+        for number in numbers:
+            record = event(number, n, 1 if number < n else 0)
+            jsonl.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            tsv.write(as_tsv(record))
+
+
 def main():
     args = sys.argv[1:]
-    if len(args) < 3 or args[0] not in ("base", "nextday"):
+    if len(args) < 3 or args[0] not in ("base", "nextday", "dataset"):
         sys.exit(__doc__)
     kind, n, path = args[0], int(args[1]), args[2]
     if kind == "base":
         write(path, (event(number, n) for number in shuffled(range(n), 0)))
+        return
+    if kind == "dataset":
+        write_dataset(n, path)
         return
     # Next day: every 200th record gone (0.5%), every 100th (offset 1) changed
     # (1%), and n/200 new records (0.5%) numbered from n on.

@@ -6,7 +6,10 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check that inputs are well-formed XML or JSON; write nothing.",
-        discussion: "Exits 0 when every input is well-formed, 65 with the file, location and message otherwise.")
+        discussion: """
+            Checks every input and prints a line for each: well-formed, or the file, location and message.
+            Exits 0 when every input is well-formed, otherwise with the code of the first failure (65 malformed, 66 not found).
+            """)
 
     @Option(help: "The input syntax: xml, json or jsonl (default: from the file name, else the first byte).")
     var format: InputFormat?
@@ -15,14 +18,17 @@ struct CheckCommand: ParsableCommand {
     var inputs: [String]
 
     func run() throws {
+        var failure: ExitCode?
         for input in inputs {
             do {
                 let report = try Checker.check(path: input, format: format)
                 print("\(input): well-formed (\(report.bytes) bytes)")
             } catch {
-                throw fail(error)
+                let code = fail(error)
+                failure = failure ?? code
             }
         }
+        if let failure { throw failure }
     }
 }
 

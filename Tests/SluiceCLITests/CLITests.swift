@@ -3,15 +3,7 @@ import SluiceTestSupport
 import Testing
 
 /// The `sluice` binary built next to the test bundle.
-let sluice: String = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        let candidate = url.appendingPathComponent("sluice").path
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        url.deleteLastPathComponent()
-    }
-    return TestPaths.repository.appendingPathComponent(".build/debug/sluice").path
-}()
+let sluice = TestPaths.builtProduct("sluice")
 
 @Suite struct CLITests {
     let mapping = TestPaths.repository.appendingPathComponent("Examples/stackexchange/mapping.yml").path
@@ -77,5 +69,18 @@ let sluice: String = {
         #expect(bad.stderr.contains("\(broken):2:"))
         let xml = try runCommand(sluice, ["check", "--format", "xml", TestPaths.corpus("osm/West-Oakland.osm.bz2")])
         #expect(xml.status == 0, "\(xml.stderr)")
+    }
+
+    /// Every input is checked and reported, good or bad; the exit code is
+    /// the first failure's.
+    @Test func checkReportsEveryInput() throws {
+        let good = TestPaths.corpus("json/apache_builds.json")
+        let broken = TestPaths.file("broken.jsonl", "{\"a\": 1}\n{\"a\": }\n")
+        let missing = TestPaths.temporaryDirectory().appendingPathComponent("gone.xml").path
+        let result = try runCommand(sluice, ["check", broken, good, missing, TestPaths.corpus("osm/winthrop.osm")])
+        #expect(result.status == 65)
+        #expect(result.stdout.split(separator: "\n").count == 2, "\(result.stdout)")
+        #expect(result.stdout.contains("\(good): well-formed") && result.stdout.contains("winthrop.osm: well-formed"))
+        #expect(result.stderr.contains("\(broken):2:") && result.stderr.contains("\(missing): no such file"), "\(result.stderr)")
     }
 }

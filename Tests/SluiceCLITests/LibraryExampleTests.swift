@@ -4,15 +4,7 @@ import Testing
 
 /// Examples/Library, the program that embeds the library, built beside the
 /// test bundle.
-let libraryExample: String = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while url.path != "/" {
-        let candidate = url.appendingPathComponent("sluice-library-example").path
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        url.deleteLastPathComponent()
-    }
-    return TestPaths.repository.appendingPathComponent(".build/debug/sluice-library-example").path
-}()
+let libraryExample = TestPaths.builtProduct("sluice-library-example")
 
 @Suite struct LibraryExampleTests {
     @Test func theEmbeddingProgramRunsBothDays() throws {

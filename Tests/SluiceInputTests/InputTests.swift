@@ -17,7 +17,7 @@ func readAll(_ source: ByteSource, chunk: Int = 65_536) throws -> [UInt8] {
 
 func writeTemporary(_ data: Data, _ name: String) -> String {
     let url = TestPaths.temporaryDirectory().appendingPathComponent(name)
-    FileManager.default.createFile(atPath: url.path, contents: data)
+    _ = FileManager.default.createFile(atPath: url.path, contents: data)
     return url.path
 }
 

@@ -27,6 +27,18 @@ public enum TestPaths {
         corpora.appendingPathComponent(relative).path
     }
 
+    /// The executable `name` this package built, found beside the running
+    /// test bundle (else in .build/debug).
+    public static func builtProduct(_ name: String) -> String {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while url.path != "/" {
+            let candidate = url.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            url.deleteLastPathComponent()
+        }
+        return repository.appendingPathComponent(".build/debug/\(name)").path
+    }
+
     /// A new empty directory under the system's temporary directory.
     public static func temporaryDirectory() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(UUID().uuidString)")

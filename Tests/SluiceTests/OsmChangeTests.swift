@@ -26,7 +26,7 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
     func read(_ data: Data) {
         let parser = XMLParser(data: data)
         parser.delegate = self
-        parser.parse()
+        _ = parser.parse()
     }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
@@ -74,7 +74,7 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
         }
         base += "<node id=\"1\" version=\"0\" lat=\"1\" lon=\"2\"/><node id=\"2\" version=\"0\" lat=\"1\" lon=\"2\"/>\n</osm>\n"
         let store = TestPaths.temporaryDirectory().appendingPathComponent("osc.sqlite").path
-        try Importer(mapping: example("osm"), store: store).runBlocking(inputs: [TestPaths.file("base.osm", base)])
+        _ = try Importer(mapping: example("osm"), store: store).runBlocking(inputs: [TestPaths.file("base.osm", base)])
         let report = try Importer(mapping: example("osmchange"), store: store).runBlocking(inputs: files)
 
         let reader = StoreReader(store)

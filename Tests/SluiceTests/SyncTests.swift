@@ -184,7 +184,7 @@ func lines(_ ids: some Sequence<Int>, _ name: (Int) -> String = { "n\($0)" }) ->
         var options = ImportOptions()
         options.order = order
         options.store.mode = mode
-        try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [TestPaths.file("in.json", json)])
+        _ = try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [TestPaths.file("in.json", json)])
         return store
     }
 
