@@ -268,6 +268,7 @@ PLOT = r'''
 import json, sys
 import matplotlib
 import matplotlib.ticker
+import matplotlib.transforms
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 results, cases, out = json.load(open(sys.argv[1]))["results"], json.loads(sys.argv[2]), sys.argv[3]
@@ -291,8 +292,12 @@ for axis, key, label in ((axes[0], "wall", "wall time, s (log)"), (axes[1], "rss
     axis.set_xscale("log")
     axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axis.set_xlabel(label)
+    at_left = matplotlib.transforms.blended_transform_factory(axis.transAxes, axis.transData)
     for i, v in enumerate(values):
-        axis.text(v if v else 1, i, " %.3g" % v if v else " did not finish", va="center", fontsize=7)
+        if v:
+            axis.text(v, i, " %.3g" % v, va="center", fontsize=7)
+        else:
+            axis.text(0.01, i, "stopped at the timeout", va="center", fontsize=7, transform=at_left)
 fig.suptitle("sluice and the loaders a user would pick instead")
 fig.tight_layout()
 fig.savefig(out + ".png", dpi=110)
