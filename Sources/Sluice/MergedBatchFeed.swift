@@ -1,5 +1,5 @@
 import SluiceBatching
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// The key-ordered apply's second thread: it merges each table's sorted runs
 /// into batches (reading and decoding the run files) while the store thread

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Machinery) import SluiceRecords
 
 /// The import's stages one at a time, for the benchmarks package only
 /// (`@_spi(Benchmarks) import Sluice`): record assembly and mapping without

@@ -1,5 +1,5 @@
 import SluiceInput
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Rows for one entity's table, handed to the store as a unit.
 package struct Batch: Sendable {

@@ -1,4 +1,4 @@
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Maps each record into its entities' rows and cuts a ``BatchGroup`` when
 /// the rows or bytes reach the limits. Memory: one group being filled.

@@ -1,3 +1,4 @@
+@_spi(Machinery) import SluiceRecords
 import ArgumentParser
 import CSluiceMalloc
 import Foundation

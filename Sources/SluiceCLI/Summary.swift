@@ -17,10 +17,7 @@ enum Summary {
             "\(ProgressDisplay.grouped(report.records)) records, \(ProgressDisplay.grouped(Int(report.bytes))) bytes in \(report.secondsText) s "
                 + "(\(ProgressDisplay.grouped(rate)) records/s)"
         ]
-        let tables = report.tables.isEmpty
-            ? report.entities.map { TableReport(name: $0.name, kind: .entity, inserted: $0.counts.inserted, updated: $0.counts.updated,
-                                                unchanged: $0.counts.unchanged, deleted: $0.counts.deleted) }
-            : report.tables
+        let tables = report.tables
         let width = max(5, tables.map(\.name.count).max() ?? 0)
         let headings = ["inserted", "updated", "unchanged", "deleted", "skipped", "stubs"]
         lines.append("table".padding(width) + "  " + "kind".padding(6) + headings.map { $0.leftPadding(10) }.joined())

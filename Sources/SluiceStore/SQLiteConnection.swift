@@ -1,4 +1,4 @@
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 import CSluiceSQLite3
 
 /// One SQLite connection with the few helpers the store needs. Not

@@ -1,5 +1,5 @@
 import CSluiceSQLite3
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Delete-missing in constant memory: each batch also records its keys in a
 /// per-entity table of keys seen by the run; after a complete run, a sweep

@@ -1,5 +1,5 @@
 import CSluiceSQLite3
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Rows a change file deletes by key (`delete-records`, `delete-when`): the
 /// row and every link from it go, in the batch's transaction.

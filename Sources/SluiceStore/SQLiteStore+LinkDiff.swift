@@ -1,5 +1,5 @@
 import CSluiceSQLite3
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 extension SQLiteStore {
     /// What the store holds for a source whose links a batch replaces.

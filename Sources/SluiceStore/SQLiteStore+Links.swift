@@ -1,5 +1,5 @@
 import CSluiceSQLite3
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Relationships in the store: link tables for to-many relationships, key-only
 /// stub rows for targets that are missing, and the count of dangling links.
@@ -86,6 +86,13 @@ extension SQLiteStore {
             && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
         // Each target is stubbed once per batch (tags repeat across sources).
         var stubbed: [String: Set<LinkValue>] = [:]
+        // Counted here and added to ``sideWrites`` once per batch rather
+        // than a dictionary update per link row.
+        var added = 0, removed = 0
+        defer {
+            sideWrites.linksAdded[link.name, default: 0] += added
+            sideWrites.linksRemoved[link.name, default: 0] += removed
+        }
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             let stored = try storedLinks(of: sources, rows, link, bytes)
             for (index, source) in sources.enumerated() {
@@ -100,7 +107,7 @@ extension SQLiteStore {
                     for column in 0..<width { bind(delete, Int32(column + 1), rows[source.row, column], bytes) }
                     let code = sqlite3_step(delete)
                     if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
-                    sideWrites.linksRemoved[link.name, default: 0] += changes
+                    removed += changes
                 }
                 for row in source.kept {
                     if storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
@@ -108,7 +115,7 @@ extension SQLiteStore {
                     for column in 0..<link.columnCount { bind(insert, Int32(column + 1), rows[row, column], bytes) }
                     let code = sqlite3_step(insert)
                     if code != SQLITE_DONE { throw connection.error("linking \(quoted(link.name))", code) }
-                    sideWrites.linksAdded[link.name, default: 0] += changes
+                    added += changes
                     if link.missing == .stub, let target = target(of: row, rows, link),
                         stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
                     {

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CSluiceSQLite3
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 extension SQLiteStore {
     /// Fetches the stored rows for the batch's keys, `lookupKeys` keys per

@@ -1,4 +1,4 @@
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// A mapping that changed since the store's tables were made: a column's
 /// type is migrated (the table rebuilt, as sqlite-utils' `transform` does);

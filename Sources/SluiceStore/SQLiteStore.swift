@@ -1,7 +1,7 @@
 import CSluiceSQLite3
 import SluiceBatching
 import SluiceInput
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// The SQLite store: one table per entity, keyed by the entity's key.
 ///

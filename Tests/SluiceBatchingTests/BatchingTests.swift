@@ -1,7 +1,7 @@
 import Foundation
 import SluiceBatching
 import SluiceParsers
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 import SluiceTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import SluiceParsers
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 import Testing
 
 /// Collects mapped rows of every entity.

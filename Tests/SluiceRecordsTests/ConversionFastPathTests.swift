@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+@_spi(Machinery) import SluiceRecords
 import Glibc
 #endif
 @testable import SluiceRecords

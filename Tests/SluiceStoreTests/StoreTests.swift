@@ -1,5 +1,5 @@
 import SluiceBatching
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 @testable import SluiceStore
 import SluiceTestSupport
 import Testing

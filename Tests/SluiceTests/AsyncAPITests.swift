@@ -1,3 +1,4 @@
+@_spi(Machinery) import SluiceRecords
 import Foundation
 import Sluice
 import SluiceTestSupport

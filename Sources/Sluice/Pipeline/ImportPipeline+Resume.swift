@@ -1,4 +1,3 @@
-
 /// Resuming: where each input's committed records end, and the check that a
 /// resumed standard input repeats the stream the interrupted run read.
 extension ImportPipeline {

@@ -1,8 +1,11 @@
+@_spi(Machinery) import SluiceRecords
 
 /// The store thread: groups applied as they come (input order), or sorted
 /// into runs and applied in key order once every input is read.
 extension ImportPipeline {
-
+    /// Takes groups off the queue until it closes: applies each (input
+    /// order) or adds it to the sorter (key order), then, once the run may
+    /// finish, applies the sorted rows.
     func runStore() {
         while let group = queue.pop() {
             if cancelled.isSet { break }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Row arenas handed back by the thread that consumed their batches, for
 /// the thread that fills the next ones: a filled arena keeps its capacity,

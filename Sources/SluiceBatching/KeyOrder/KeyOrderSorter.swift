@@ -1,4 +1,4 @@
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Collects batch groups for the key-ordered apply: each table's rows are
 /// held in memory up to ``SortOptions/memoryBytes`` (all tables together),

@@ -1,4 +1,4 @@
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// The byte form of one row in a run file:
 /// `varint(length) varint(ordinal) varint(cells << 1 | deletes) cell…`, each cell a tag byte

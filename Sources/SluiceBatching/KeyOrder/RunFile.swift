@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// One table's sorted runs, one after another in a temporary file, as
 /// compressed blocks of rows (``RunCodec``). The file is unlinked as soon as

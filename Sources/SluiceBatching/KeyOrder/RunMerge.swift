@@ -1,4 +1,4 @@
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// A k-way merge of sorted runs: yields their rows in (key, ordinal) order.
 /// The ordinal breaks ties, so the last occurrence of a key comes last
