@@ -16,7 +16,7 @@ import SluiceStore
 final class EarlyReferenceCounts {
     private let pending: BlockingQueue<TableSchema>
     private var worker: Worker?
-    private let counter: DanglingReferenceCounter
+    private let counter: any ReferenceCounter
     /// Written by the worker, read after it is joined.
     private var counted: [String: [DanglingCount]] = [:]
     private var failure: StoreError?
@@ -26,9 +26,9 @@ final class EarlyReferenceCounts {
 
     /// Prepares early counts for the schemas of `compiled` that allow them,
     /// given the tables the apply will write (`applied`, the rest are final
-    /// already); nil when none does or the store cannot be opened for
-    /// reading (the counts then all come at the end).
-    init?(storePath: String, compiled: CompiledMapping, deleteMissing: Bool, applied: [String]) {
+    /// already); nil when none does or the store offers no counter of its
+    /// own (the counts then all come at the end).
+    init?(store: any ImportStore, compiled: CompiledMapping, deleteMissing: Bool, applied: [String]) {
         let schemas = compiled.mappers.map(\.schema)
         guard !deleteMissing, !compiled.links.contains(where: { $0.rule == .replaceAndDelete }) else { return nil }
         var candidates: [(schema: TableSchema, tables: Set<String>)] = []
@@ -42,7 +42,7 @@ final class EarlyReferenceCounts {
             }
             if !stubbedByOthers && !stubbedByLinks { candidates.append((schema, targets.union([schema.name]))) }
         }
-        guard !candidates.isEmpty, let counter = try? DanglingReferenceCounter(path: storePath) else { return nil }
+        guard !candidates.isEmpty, let counter = store.makeReferenceCounter() else { return nil }
         self.counter = counter
         waiting = candidates
         finished = Set(schemas.map(\.name)).subtracting(applied)

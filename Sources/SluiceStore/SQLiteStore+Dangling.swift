@@ -5,6 +5,12 @@ import SluiceRecords
 /// the store's connection, or earlier, for a finished table, on a read-only
 /// connection of its own.
 extension SQLiteStore {
+    /// A read-only connection to this store's file (WAL lets it read while
+    /// the store writes); nil for an in-memory store or when it cannot open.
+    package func makeReferenceCounter() -> (any ReferenceCounter)? {
+        try? DanglingReferenceCounter(path: connection.path)
+    }
+
     /// Links whose target row does not exist, per relationship
     /// (`Entity.relationship`), in schema order then link order; the
     /// references of the schemas in `counted` are taken from it instead of
@@ -80,7 +86,7 @@ extension SQLiteConnection {
 /// another thread can count a finished table while the store writes the
 /// next ones (WAL: the count sees the last commit before it began). Memory:
 /// a 2 MiB page cache.
-package final class DanglingReferenceCounter: @unchecked Sendable {
+package final class DanglingReferenceCounter: ReferenceCounter, @unchecked Sendable {
     private let connection: SQLiteConnection
     /// The connection's handle, for ``interrupt()`` from another thread.
     private let handle: OpaquePointer?

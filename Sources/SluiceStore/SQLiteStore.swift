@@ -10,7 +10,7 @@ import SluiceInput
 /// one `IN` query, then new keys inserted, changed rows updated and unchanged
 /// rows left untouched, in key order. A group of batches and its checkpoint
 /// commit in one transaction. WAL journal, `synchronous=NORMAL`.
-package final class SQLiteStore: RecordStore {
+package final class SQLiteStore: ImportStore {
     let connection: SQLiteConnection
     let options: StoreOptions
     var tables: [String: TableState] = [:]

@@ -1,3 +1,5 @@
+import CSluiceSQLite3
+
 /// A failure of the store: it could not be opened, written or read.
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store's path.
@@ -19,6 +21,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.sql = sql
     }
+
+    /// Whether the store stopped the statement because it was asked to
+    /// (``ImportStore/interrupt()``, ``ImportStore/shouldAbort``).
+    public var isInterruption: Bool { code == StoreError.interruptedCode }
+
+    /// The code of an interruption, SQLite's, which every store uses.
+    package static let interruptedCode = SQLITE_INTERRUPT
 
     /// `store.sqlite: creating table "Post": disk I/O error (SQLite code 10)`,
     /// followed by the statement when one failed.

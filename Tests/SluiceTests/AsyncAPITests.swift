@@ -57,7 +57,8 @@ import Testing
         var status: String?
         for _ in 0..<1_000 {
             status = StoreReader(store).value("SELECT status FROM _sluice_runs ORDER BY id DESC LIMIT 1")
-            if status != "running" { break }
+            // "running", or the store still locked by the run's last write.
+            if status != "running" && status?.hasPrefix("error:") != true { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(status == "cancelled")

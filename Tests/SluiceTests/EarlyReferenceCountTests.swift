@@ -29,7 +29,7 @@ import Testing
         try importText(owners, "p.jsonl", posts, store: store)
         let compiled = try CompiledMapping(Mapping.parse(yaml: owners))
         let early = try #require(EarlyReferenceCounts(
-            storePath: store, compiled: compiled, deleteMissing: false, applied: ["User", "Post", "Tag", "Post_tags"]))
+            store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false, applied: ["User", "Post", "Tag", "Post_tags"]))
         early.tableEnded("User")
         early.tableEnded("Tag")
         early.tableEnded("Post")
@@ -50,7 +50,7 @@ import Testing
         try importText(owners, "p.jsonl", posts, store: store)
         let compiled = try CompiledMapping(Mapping.parse(yaml: owners))
         let early = try #require(EarlyReferenceCounts(
-            storePath: store, compiled: compiled, deleteMissing: false, applied: ["User", "Post"]))
+            store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false, applied: ["User", "Post"]))
         early.tableEnded("Post")
         #expect(try early.results().isEmpty)
     }
@@ -60,10 +60,10 @@ import Testing
         let store = newStore()
         try importText(owners, "p.jsonl", posts, store: store)
         // Delete-missing may remove targets after the apply.
-        #expect(EarlyReferenceCounts(storePath: store, compiled: compiled, deleteMissing: true, applied: []) == nil)
+        #expect(EarlyReferenceCounts(store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: true, applied: []) == nil)
         // A link stubs users: the apply of its table may create owners.
         #expect(EarlyReferenceCounts(
-            storePath: store, compiled: try CompiledMapping(Mapping.parse(yaml: watchers)), deleteMissing: false, applied: []) == nil)
+            store: try SQLiteStore(path: store), compiled: try CompiledMapping(Mapping.parse(yaml: watchers)), deleteMissing: false, applied: []) == nil)
     }
 
     @Test func aStubMadeByALaterLinkTableResolvesTheReference() throws {

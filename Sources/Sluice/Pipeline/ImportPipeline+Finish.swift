@@ -1,5 +1,3 @@
-import CSluiceSQLite3
-
 /// The end of a run: delete-missing, dangling references, the report and
 /// the ledger; or the failure, cancellation or drain that ends it early.
 extension ImportPipeline {
@@ -13,7 +11,7 @@ extension ImportPipeline {
         storeWorker = nil
         if let storeFailure {
             var error = storeFailure
-            if case .store(let failure) = storeFailure, failure.code == SQLITE_INTERRUPT && cancelled.isSet { error = .cancelled }
+            if case .store(let failure) = storeFailure, failure.isInterruption && cancelled.isSet { error = .cancelled }
             record(failure: error)
             throw error
         }

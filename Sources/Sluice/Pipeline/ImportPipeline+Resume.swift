@@ -4,7 +4,7 @@ extension ImportPipeline {
     /// The committed records of each input of an interrupted run, checked
     /// against the inputs' identities now.
     static func resumePoints(
-        _ store: SQLiteStore, _ inputs: [(name: String, identity: InputIdentity?)]
+        _ store: any ImportStore, _ inputs: [(name: String, identity: InputIdentity?)]
     ) throws(ImportError) -> (points: [String: Int], streams: [String: InputIdentity]) {
         var points: [String: Int] = [:]
         var streams: [String: InputIdentity] = [:]

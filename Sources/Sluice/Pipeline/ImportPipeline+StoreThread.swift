@@ -46,7 +46,7 @@ extension ImportPipeline {
             ($0.schema.deleteMissing ?? options.store.deleteMissing) && !$0.schema.keyColumns.isEmpty
         }
         earlyCounts = EarlyReferenceCounts(
-            storePath: storePath, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
+            store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
         let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
         defer { feed.stop() }
         // An empty link table gets its target index after the load.

@@ -12,7 +12,7 @@ final class ImportPipeline {
     let compiled: CompiledMapping
     let options: ImportOptions
     let storePath: String
-    let store: SQLiteStore
+    let store: any ImportStore
     let queue: BlockingQueue<BatchGroup>
     let batcher: Batcher
     let startTime = ImportPipeline.now()
@@ -82,7 +82,7 @@ final class ImportPipeline {
         self.options = options
         self.progress = progress
         do {
-            store = try SQLiteStore(path: storePath, options: options.store)
+            store = try openImportStore(storePath, options: options.store)
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }

@@ -1,0 +1,80 @@
+import SluiceBatching
+import SluiceRecords
+
+/// Everything an import asks of its store, in the importer's terms: tables
+/// for the mapping, key-ordered batches applied with their checkpoint in one
+/// transaction, link tables, the keys a run saw and the sweep of the rest,
+/// dangling references, and the run ledger. ``SQLiteStore`` implements it,
+/// and ``NullStore`` for benchmarks of everything but the store; a server
+/// database implements the same calls with set-based statements.
+package protocol ImportStore: AnyObject {
+    /// Asked just before each commit; when it returns true the transaction
+    /// is rolled back and the call throws an interruption
+    /// (``StoreError/isInterruption``). Used for cancellation.
+    var shouldAbort: (@Sendable () -> Bool)? { get set }
+    /// What ``prepare(_:links:)`` changed in existing tables to follow the
+    /// mapping, one line each (the run's warnings).
+    var migrations: [String] { get }
+    /// Link rows, stub rows and dropped children written so far.
+    var sideWrites: SideWrites { get }
+
+    /// The columns of table `name` as stored, or nil when it does not exist
+    /// (a zero-config import adopts them).
+    func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]?
+    /// Creates the tables (or adds missing columns, or migrates changed
+    /// types) for `schemas`, and the link tables of to-many relationships.
+    func prepare(_ schemas: [TableSchema], links: [LinkSchema]) throws(StoreError)
+    /// Applies every batch of `group` and records its checkpoint, all in one
+    /// transaction: on error nothing of the group stays. Returns the counts
+    /// per entity index.
+    func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts]
+    /// Before the first batch of link table `link` in key order: whether the
+    /// store dropped the table's target index to build it after the load.
+    func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool
+    /// After the last batch of a link table ``beginBulkLinks(_:)`` took.
+    func endBulkLinks(_ link: LinkSchema) throws(StoreError)
+
+    /// Records a run of `inputs` in the ledger as running; returns its id.
+    func beginRun(inputs: [String]) throws(StoreError) -> Int64
+    /// Records how run `id` ended (`completed`, `failed`, `cancelled`).
+    func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
+    /// Forgets the checkpoints of `inputs` (a run that does not resume).
+    func clearCheckpoints(_ inputs: [String]) throws(StoreError)
+    /// The last committed checkpoint of `input`, if any.
+    func checkpoint(for input: String) throws(StoreError) -> Checkpoint?
+
+    /// Starts recording the keys this run writes to `schemas`' tables (for
+    /// delete-missing); a resumed run keeps the keys recorded before.
+    func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
+    /// Whether the run recorded any key of `schema`.
+    func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool
+    /// Deletes the rows of `schema` whose keys the run did not see, and
+    /// their links in `links`; returns how many rows went.
+    func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int
+    /// Forgets the recorded keys once every sweep is done.
+    func stopTrackingSeenKeys() throws(StoreError)
+
+    /// Links whose target row does not exist, per relationship; the
+    /// references of the entities in `counted` are taken from it.
+    func danglingReferences(
+        _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]]
+    ) throws(StoreError) -> [DanglingCount]
+    /// A counter on a connection of its own, to count an entity's dangling
+    /// references on another thread while the import writes other tables;
+    /// nil when the store cannot offer one.
+    func makeReferenceCounter() -> (any ReferenceCounter)?
+
+    /// Makes the statement running now stop soon with an interruption.
+    /// Safe to call from any thread.
+    func interrupt()
+}
+
+/// Counts the dangling references of a finished entity on a connection of
+/// its own (see ``ImportStore/makeReferenceCounter()``).
+package protocol ReferenceCounter: AnyObject, Sendable {
+    /// The dangling references of `schema`, per reference.
+    func references(of schema: TableSchema) throws(StoreError) -> [DanglingCount]
+    /// Makes a count running on another thread stop soon. Safe to call from
+    /// any thread.
+    func interrupt()
+}
