@@ -30,8 +30,21 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Clears the previous step only, for a statement in a loop that binds
+    /// every parameter again (clearing them too cost the link inserts of a
+    /// 20,000-event import 5 M instructions, 0.2%, in callgrind).
+    func rewind() { sqlite3_reset(handle) }
+
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
     func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, sluice_sqlite_transient()) }
+    /// Binds `value`, or NULL for nil.
+    func bind(_ index: Int32, _ value: String?) {
+        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+    /// Binds `value`, or NULL for nil.
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
 
     /// Steps once: true when a row is ready, false when the statement is done.
     func step(_ action: String) throws(StoreError) -> Bool {
@@ -53,4 +66,8 @@ final class SQLiteStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func text(_ column: Int32) -> String { sqlite3_column_text(handle, column).map { String(cString: $0) } ?? "" }
+    /// Whether the column is NULL.
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The column's text, nil for NULL.
+    func optionalText(_ column: Int32) -> String? { sqlite3_column_text(handle, column).map { String(cString: $0) } }
 }

@@ -16,12 +16,10 @@ extension SQLiteStore {
         DiskReserve(storePath: connection.path).create()
         try connection.execute(Self.ledgerSchema, "creating the run ledger")
         try connection.execute("UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running'", "updating the run ledger")
-        let statement = try connection.prepare(
-            "INSERT INTO _sluice_runs (started, status, inputs) VALUES (\(Self.now), 'running', ?)", "recording the run")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, inputs.joined(separator: "\n"), -1, sluice_sqlite_transient())
-        let code = sqlite3_step(statement)
-        if code != SQLITE_DONE { throw connection.error("recording the run", code) }
+        let statement = try SQLiteStatement(
+            connection, "INSERT INTO _sluice_runs (started, status, inputs) VALUES (\(Self.now), 'running', ?)", "recording the run")
+        statement.bind(1, inputs.joined(separator: "\n"))
+        try statement.run("recording the run")
         return sqlite3_last_insert_rowid(connection.handle)
     }
 
@@ -39,17 +37,15 @@ extension SQLiteStore {
     }
 
     private func recordEnd(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError) {
-        let statement = try connection.prepare(
-            "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
+        let statement = try SQLiteStatement(
+            connection, "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
             "recording the end of the run")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, status, -1, sluice_sqlite_transient())
-        sqlite3_bind_int64(statement, 2, Int64(records))
-        sqlite3_bind_text(statement, 3, counts, -1, sluice_sqlite_transient())
-        if let error { sqlite3_bind_text(statement, 4, error, -1, sluice_sqlite_transient()) } else { sqlite3_bind_null(statement, 4) }
-        sqlite3_bind_int64(statement, 5, id)
-        let code = sqlite3_step(statement)
-        if code != SQLITE_DONE { throw connection.error("recording the end of the run", code) }
+        statement.bind(1, status)
+        statement.bind(2, Int64(records))
+        statement.bind(3, counts)
+        statement.bind(4, error)
+        statement.bind(5, id)
+        try statement.run("recording the end of the run")
     }
 
     /// Reads the ledger, the checkpoints and the tables of the store at
@@ -78,15 +74,14 @@ extension SQLiteStore {
         let hasLedger = try !connection.strings(
             "SELECT name FROM sqlite_schema WHERE name = '_sluice_runs'", column: 0, "reading the ledger").isEmpty
         if hasLedger {
-            let statement = try connection.prepare(
-                "SELECT id, started, finished, status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
+            let statement = try SQLiteStatement(
+                connection, "SELECT id, started, finished, status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
                 "reading the ledger")
-            defer { sqlite3_finalize(statement) }
-            func text(_ column: Int32) -> String? { sqlite3_column_text(statement, column).map { String(cString: $0) } }
-            while sqlite3_step(statement) == SQLITE_ROW {
+            while try statement.step("reading the ledger") {
                 status.runs.append(RunRecord(
-                    id: sqlite3_column_int64(statement, 0), started: text(1) ?? "", finished: text(2), status: text(3) ?? "",
-                    inputs: text(4) ?? "", records: text(5).flatMap { Int($0) }, counts: text(6), error: text(7)))
+                    id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
+                    inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
+                    counts: statement.optionalText(6), error: statement.optionalText(7)))
             }
         }
         // A store sluice did not make has no checkpoints to show.

@@ -75,10 +75,9 @@ extension SQLiteStore {
             + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
-        let delete = try connection.prepare(deleteSQL, "preparing link deletes")
-        defer { sqlite3_finalize(delete) }
-        let insert = try connection.prepare(insertSQL, "preparing link inserts")
-        defer { sqlite3_finalize(insert) }
+        let delete = try SQLiteStatement(connection, deleteSQL, "preparing link deletes")
+        let insert = try SQLiteStatement(connection, insertSQL, "preparing link inserts")
+        let (unlinking, linking) = ("unlinking \(quoted(link.name))", "linking \(quoted(link.name))")
         let width = link.sourceColumns.count
         // A target entity in update-only mode skips new keys: unless the
         // mapping says what a missing target means, link stored rows only.
@@ -103,19 +102,15 @@ extension SQLiteStore {
                 // A source deleted later in the run keeps no links.
                 if try !sourceStands(rows, source.row, link, bytes) { continue }
                 if source.unlink && stored[index] != .none {
-                    sqlite3_reset(delete)
-                    for column in 0..<width { bind(delete, Int32(column + 1), rows[source.row, column], bytes) }
-                    let code = sqlite3_step(delete)
-                    if code != SQLITE_DONE { throw connection.error("unlinking \(quoted(link.name))", code) }
-                    removed += changes
+                    delete.rewind()
+                    for column in 0..<width { bind(delete.handle, Int32(column + 1), rows[source.row, column], bytes) }
+                    removed += try delete.run(unlinking)
                 }
                 for row in source.kept {
                     if storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
-                    sqlite3_reset(insert)
-                    for column in 0..<link.columnCount { bind(insert, Int32(column + 1), rows[row, column], bytes) }
-                    let code = sqlite3_step(insert)
-                    if code != SQLITE_DONE { throw connection.error("linking \(quoted(link.name))", code) }
-                    added += changes
+                    insert.rewind()
+                    for column in 0..<link.columnCount { bind(insert.handle, Int32(column + 1), rows[row, column], bytes) }
+                    added += try insert.run(linking)
                     if link.missing == .stub, let target = target(of: row, rows, link),
                         stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
                     {
@@ -220,17 +215,15 @@ extension SQLiteStore {
     private func deleteDropped(
         _ before: [LinkValue: Set<LinkValue>], _ after: [LinkValue: Set<LinkValue>], _ link: LinkSchema
     ) throws(StoreError) {
-        let statement = try connection.prepare(
-            "DELETE FROM \(quoted(link.targetTable)) WHERE \(quoted(link.targetKey)) = ?", "deleting dropped children")
-        defer { sqlite3_finalize(statement) }
+        let statement = try SQLiteStatement(
+            connection, "DELETE FROM \(quoted(link.targetTable)) WHERE \(quoted(link.targetKey)) = ?", "deleting dropped children")
+        let action = "deleting dropped children of \(quoted(link.name))"
         for (source, targets) in before {
             guard let now = after[source] else { continue }
             for target in targets.subtracting(now) {
-                sqlite3_reset(statement)
-                target.bind(statement, 1)
-                let code = sqlite3_step(statement)
-                if code != SQLITE_DONE { throw connection.error("deleting dropped children of \(quoted(link.name))", code) }
-                sideWrites.childrenDeleted[link.targetTable, default: 0] += changes
+                statement.reset()
+                target.bind(statement.handle, 1)
+                sideWrites.childrenDeleted[link.targetTable, default: 0] += try statement.run(action)
             }
         }
     }
@@ -254,23 +247,18 @@ extension SQLiteStore {
     /// statement is prepared once per table.
     private func stub(_ table: String, _ keyColumn: String, _ key: Cell, _ bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) {
         guard key != .absent && key != .null else { return }
-        let statement: OpaquePointer
+        let statement: SQLiteStatement
         if let cached = stubStatements[table] {
             statement = cached
         } else {
-            statement = try connection.prepare(
-                "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)", "preparing stubs of \(quoted(table))")
+            statement = try SQLiteStatement(
+                connection, "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)", "preparing stubs of \(quoted(table))")
             stubStatements[table] = statement
         }
-        sqlite3_reset(statement)
-        bind(statement, 1, key, bytes)
-        let code = sqlite3_step(statement)
-        if code != SQLITE_DONE { throw connection.error("creating a stub in \(quoted(table))", code) }
-        sideWrites.stubs[table, default: 0] += changes
+        statement.reset()
+        bind(statement.handle, 1, key, bytes)
+        sideWrites.stubs[table, default: 0] += try statement.run("creating a stub in \(quoted(table))")
     }
-
-    /// Rows changed by the last statement that finished.
-    private var changes: Int { Int(sqlite3_changes(connection.handle)) }
 }
 
 /// A key value read from a batch or from the store, comparable across both.

@@ -25,8 +25,8 @@ package final class SQLiteStore: ImportStore {
     /// Link rows, stub rows and dropped children this store wrote.
     package internal(set) var sideWrites = SideWrites()
     /// Cached stub inserts, by target table.
-    var stubStatements: [String: OpaquePointer] = [:]
-    private var checkpointStatement: OpaquePointer?
+    var stubStatements: [String: SQLiteStatement] = [:]
+    private var checkpointStatement: SQLiteStatement?
 
     /// Asked just before each commit; when it returns true the transaction
     /// is rolled back and ``apply(_:)`` throws (used for cancellation).
@@ -89,8 +89,8 @@ package final class SQLiteStore: ImportStore {
               input TEXT PRIMARY KEY, records INTEGER NOT NULL, bytes INTEGER NOT NULL,
               size INTEGER, modified INTEGER, head_crc INTEGER)
             """, "creating the checkpoint table")
-        checkpointStatement = try connection.prepare(
-            "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES (?, ?, ?, ?, ?, ?) "
+        checkpointStatement = try SQLiteStatement(
+            connection, "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES (?, ?, ?, ?, ?, ?) "
                 + "ON CONFLICT(input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
                 + "size = excluded.size, modified = excluded.modified, head_crc = excluded.head_crc",
             "preparing the checkpoint statement")
@@ -102,9 +102,7 @@ package final class SQLiteStore: ImportStore {
     package func close() {
         for table in tables.values { table.finalize() }
         tables = [:]
-        for statement in stubStatements.values { sqlite3_finalize(statement) }
         stubStatements = [:]
-        sqlite3_finalize(checkpointStatement)
         checkpointStatement = nil
         connection.close()
     }
@@ -113,32 +111,23 @@ package final class SQLiteStore: ImportStore {
 
     /// The committed checkpoint of `input`, if any.
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
-        let statement = try connection.prepare(
-            "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = ?", "reading the checkpoint")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, input, -1, sluice_sqlite_transient())
-        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
-        var identity: InputIdentity?
-        if sqlite3_column_type(statement, 2) != SQLITE_NULL {
-            identity = InputIdentity(
-                size: sqlite3_column_int64(statement, 2), modified: sqlite3_column_int64(statement, 3),
-                headChecksum: sqlite3_column_int64(statement, 4))
-        }
-        return Checkpoint(
-            input: input, records: Int(sqlite3_column_int64(statement, 0)), bytes: sqlite3_column_int64(statement, 1),
-            identity: identity)
+        let statement = try SQLiteStatement(
+            connection, "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = ?", "reading the checkpoint")
+        statement.bind(1, input)
+        guard try statement.step("reading the checkpoint") else { return nil }
+        let identity = statement.isNull(2)
+            ? nil : InputIdentity(size: statement.int64(2), modified: statement.int64(3), headChecksum: statement.int64(4))
+        return Checkpoint(input: input, records: Int(statement.int64(0)), bytes: statement.int64(1), identity: identity)
     }
 
     /// Forgets the checkpoints of `inputs`: a run that does not resume starts
     /// them from the beginning.
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {
-        let statement = try connection.prepare("DELETE FROM _sluice_checkpoints WHERE input = ?", "clearing checkpoints")
-        defer { sqlite3_finalize(statement) }
+        let statement = try SQLiteStatement(connection, "DELETE FROM _sluice_checkpoints WHERE input = ?", "clearing checkpoints")
         for input in inputs {
-            sqlite3_reset(statement)
-            sqlite3_bind_text(statement, 1, input, -1, sluice_sqlite_transient())
-            let code = sqlite3_step(statement)
-            if code != SQLITE_DONE { throw connection.error("clearing checkpoints", code) }
+            statement.reset()
+            statement.bind(1, input)
+            try statement.run("clearing checkpoints")
         }
     }
 
@@ -267,20 +256,17 @@ package final class SQLiteStore: ImportStore {
     }
 
     private func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
-        let statement = checkpointStatement
-        sqlite3_reset(statement)
-        sqlite3_bind_text(statement, 1, checkpoint.input, -1, sluice_sqlite_transient())
-        sqlite3_bind_int64(statement, 2, Int64(checkpoint.records))
-        sqlite3_bind_int64(statement, 3, checkpoint.bytes)
-        if let identity = checkpoint.identity {
-            sqlite3_bind_int64(statement, 4, identity.size)
-            sqlite3_bind_int64(statement, 5, identity.modified)
-            sqlite3_bind_int64(statement, 6, identity.headChecksum)
-        } else {
-            for index: Int32 in 4...6 { sqlite3_bind_null(statement, index) }
+        guard let statement = checkpointStatement else {
+            throw StoreError(path: connection.path, action: "saving the checkpoint", message: "the store is closed", code: 0)
         }
-        let code = sqlite3_step(statement)
-        if code != SQLITE_DONE { throw connection.error("saving the checkpoint", code) }
+        statement.reset()
+        statement.bind(1, checkpoint.input)
+        statement.bind(2, Int64(checkpoint.records))
+        statement.bind(3, checkpoint.bytes)
+        statement.bind(4, checkpoint.identity?.size)
+        statement.bind(5, checkpoint.identity?.modified)
+        statement.bind(6, checkpoint.identity?.headChecksum)
+        try statement.run("saving the checkpoint")
     }
 
     /// The find-or-create merge of one batch. O(n log n) in the batch's rows
