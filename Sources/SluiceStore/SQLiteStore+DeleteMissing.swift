@@ -52,21 +52,26 @@ extension SQLiteStore {
         _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
     ) throws(StoreError) {
         let schema = table.schema
-        if table.seen == nil {
+        let seen: SQLiteStatement
+        if let prepared = table.seen {
+            seen = prepared
+        } else {
             try ensureSeenTable(schema)
             let columns = schema.keyColumns.map { quoted(schema.columns[$0].name) }
             let parameters = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            table.seen = try connection.prepare(
+            seen = try SQLiteStatement(
+                connection,
                 "INSERT OR IGNORE INTO \(quoted(Self.seenTable(schema.name))) (\(columns.joined(separator: ", "))) VALUES (\(parameters))",
                 "preparing the seen-keys insert of \(quoted(schema.name))")
+            table.seen = seen
         }
+        let action = "recording seen keys of \(quoted(schema.name))"
         for row in order {
-            sqlite3_reset(table.seen)
+            seen.rewind()
             for (position, column) in schema.keyColumns.enumerated() {
-                bind(table.seen, Int32(position + 1), rows[row, column], bytes)
+                bind(seen.handle, Int32(position + 1), rows[row, column], bytes)
             }
-            let code = sqlite3_step(table.seen)
-            if code != SQLITE_DONE { throw connection.error("recording seen keys of \(quoted(schema.name))", code) }
+            try seen.run(action)
         }
     }
 
@@ -122,7 +127,6 @@ extension SQLiteStore {
     package func stopTrackingSeenKeys() throws(StoreError) {
         for name in seenTracked.sorted() {
             if let state = tables[name] {
-                sqlite3_finalize(state.seen)
                 state.seen = nil
             }
             let seen = quoted(Self.seenTable(name))

@@ -41,15 +41,17 @@ extension SQLiteStore {
             let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
             condition = "(\(sourceNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
         }
-        let statement = try connection.prepare(
+        let read = try SQLiteStatement(
+            connection,
             "SELECT \(names.joined(separator: ", ")) FROM \(quoted(link.name)) WHERE \(condition) ORDER BY \(sourceNames), \"position\"",
             "preparing the read of \(quoted(link.name))")
-        defer { sqlite3_finalize(statement) }
+        let statement = read.handle
+        let action = "reading the links of \(quoted(link.name))"
         let keys = Array(0..<width)
         var start = 0
         while start < candidates.count {
             let end = min(start + capacity, candidates.count)
-            sqlite3_reset(statement)
+            read.rewind()
             for slot in 0..<capacity {
                 // Unused slots repeat the last source.
                 let row = sources[candidates[min(start + slot, end - 1)]].row
@@ -58,10 +60,7 @@ extension SQLiteStore {
             var position = start
             var count = 0
             var equal = true
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw connection.error("reading the links of \(quoted(link.name))", code) }
+            while try read.step(action) {
                 while position < end, compareKeys(rows, sources[candidates[position]].row, keys, bytes, statement) < 0 {
                     result[candidates[position]] = verdict(count, equal, sources[candidates[position]].kept.count)
                     (position, count, equal) = (position + 1, 0, true)
@@ -94,11 +93,11 @@ extension SQLiteStore {
     ) throws(StoreError) -> Bool {
         let width = link.sourceColumns.count
         let names = linkColumnNames(link)[0..<width]
-        let statement = try connection.prepare(
+        let statement = try SQLiteStatement(
+            connection,
             "SELECT \(names.joined(separator: ", ")) FROM \(quoted(link.name)) ORDER BY "
                 + names.map { "\($0) DESC" }.joined(separator: ", ") + " LIMIT 1",
             "preparing the greatest source of \(quoted(link.name))")
-        defer { sqlite3_finalize(statement) }
         return try follows(rows, first, Array(0..<width), bytes, greatest: statement, "reading the greatest source of \(quoted(link.name))")
     }
 

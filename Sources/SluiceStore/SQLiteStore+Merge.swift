@@ -18,7 +18,7 @@ extension SQLiteStore {
         let keys = schema.keyColumns
         let capacity = max(1, min(options.lookupKeys, 32_000 / keys.count))
         if table.lookup == nil || table.lookupColumns != schema.columns.count {
-            sqlite3_finalize(table.lookup)
+            table.lookup = nil
             let columns = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
             let keyNames = keys.map { quoted(schema.columns[$0].name) }.joined(separator: ", ")
             let condition: String
@@ -28,16 +28,18 @@ extension SQLiteStore {
                 let tuple = "(" + Array(repeating: "?", count: keys.count).joined(separator: ",") + ")"
                 condition = "(\(keyNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
             }
-            table.lookup = try connection.prepare(
-                "SELECT \(columns) FROM \(quoted(schema.name)) WHERE \(condition) ORDER BY \(keyNames)",
+            table.lookup = try SQLiteStatement(
+                connection, "SELECT \(columns) FROM \(quoted(schema.name)) WHERE \(condition) ORDER BY \(keyNames)",
                 "preparing the lookup of \(quoted(schema.name))")
             table.lookupColumns = schema.columns.count
         }
-        let statement = table.lookup
+        guard let lookup = table.lookup else { return }
+        let statement = lookup.handle
+        let action = "looking up keys in \(quoted(schema.name))"
         var start = 0
         while start < order.count {
             let end = min(start + capacity, order.count)
-            sqlite3_reset(statement)
+            lookup.rewind()
             for slot in 0..<capacity {
                 // Unused slots repeat the last key: the statement is prepared once.
                 let row = order[min(start + slot, end - 1)]
@@ -46,10 +48,7 @@ extension SQLiteStore {
                 }
             }
             var position = start
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw connection.error("looking up keys in \(quoted(schema.name))", code) }
+            while try lookup.step(action) {
                 while position < end, compareKeys(rows, order[position], keys, bytes, statement) < 0 {
                     position += 1
                 }
@@ -74,28 +73,30 @@ extension SQLiteStore {
         _ rows: RowArena, _ first: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
     ) throws(StoreError) -> Bool {
         let schema = table.schema
-        if table.greatest == nil {
+        let greatest: SQLiteStatement
+        if let prepared = table.greatest {
+            greatest = prepared
+        } else {
             let columns = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
             let descending = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) DESC" }.joined(separator: ", ")
-            table.greatest = try connection.prepare(
-                "SELECT \(columns) FROM \(quoted(schema.name)) ORDER BY \(descending) LIMIT 1",
+            greatest = try SQLiteStatement(
+                connection, "SELECT \(columns) FROM \(quoted(schema.name)) ORDER BY \(descending) LIMIT 1",
                 "preparing the greatest key of \(quoted(schema.name))")
+            table.greatest = greatest
         }
-        defer { sqlite3_reset(table.greatest) }
-        return try follows(rows, first, schema.keyColumns, bytes, greatest: table.greatest, "reading the greatest key of \(quoted(schema.name))")
+        defer { greatest.rewind() }
+        return try follows(rows, first, schema.keyColumns, bytes, greatest: greatest, "reading the greatest key of \(quoted(schema.name))")
     }
 
     /// Steps `greatest` (which selects the stored row with the greatest key,
     /// its key cells at the positions of `keys`) and tells whether row
     /// `first`'s key sorts after it; true when nothing is stored.
     func follows(
-        _ rows: RowArena, _ first: Int, _ keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, greatest: OpaquePointer?,
+        _ rows: RowArena, _ first: Int, _ keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, greatest: SQLiteStatement,
         _ action: String
     ) throws(StoreError) -> Bool {
-        let code = sqlite3_step(greatest)
-        if code == SQLITE_DONE { return true }
-        guard code == SQLITE_ROW else { throw connection.error(action, code) }
-        return compareKeys(rows, first, keys, bytes, greatest) > 0
+        guard try greatest.step(action) else { return true }
+        return compareKeys(rows, first, keys, bytes, greatest.handle) > 0
     }
 
     /// Inserts the new rows and updates the changed ones, in key order.
@@ -109,6 +110,7 @@ extension SQLiteStore {
         // of present columns (a zero-config table of 1,600 sparse members
         // prepared 1,600 inserts of up to 1,600 columns).
         let insertsAll = !schema.columns.contains { $0.defaultValue != nil }
+        let (inserting, updating) = ("inserting into \(quoted(schema.name))", "updating \(quoted(schema.name))")
         for (position, row) in order.enumerated() where status[position] == .new || status[position] == .changed {
             let isInsert = status[position] == .new
             var key = WriteKey(insert: isInsert, present: ColumnMask(), defaulted: ColumnMask())
@@ -120,8 +122,9 @@ extension SQLiteStore {
                     if !absent { key.present.insert(column) } else if mode == .replace { key.defaulted.insert(column) }
                 }
             }
-            let statement = try statementFor(table, key)
-            sqlite3_reset(statement)
+            let write = try statementFor(table, key)
+            let statement = write.handle
+            write.rewind()
             var parameter: Int32 = 1
             for column in 0..<schema.columns.count where key.present.contains(column) {
                 bind(statement, parameter, rows[row, column], bytes)
@@ -133,10 +136,7 @@ extension SQLiteStore {
                     parameter += 1
                 }
             }
-            let code = sqlite3_step(statement)
-            if code != SQLITE_DONE {
-                throw connection.error("\(isInsert ? "inserting into" : "updating") \(quoted(schema.name))", code)
-            }
+            try write.run(isInsert ? inserting : updating)
         }
     }
 
@@ -146,7 +146,7 @@ extension SQLiteStore {
         !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
     }
 
-    private func statementFor(_ table: TableState, _ key: WriteKey) throws(StoreError) -> OpaquePointer {
+    private func statementFor(_ table: TableState, _ key: WriteKey) throws(StoreError) -> SQLiteStatement {
         if let cached = table.writes[key] { return cached }
         let schema = table.schema
         let present = schema.columns.indices.filter { key.present.contains($0) }
@@ -163,7 +163,7 @@ extension SQLiteStore {
             let condition = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) = ?" }.joined(separator: " AND ")
             sql = "UPDATE \(quoted(schema.name)) SET \(assignments.joined(separator: ", ")) WHERE \(condition)"
         }
-        let statement = try connection.prepare(sql, "preparing writes to \(quoted(schema.name))")
+        let statement = try SQLiteStatement(connection, sql, "preparing writes to \(quoted(schema.name))")
         table.writes[key] = statement
         return statement
     }

@@ -41,12 +41,12 @@ package final class SQLiteStore: ImportStore {
     /// Per-table state: known columns and cached statements.
     final class TableState {
         var schema: TableSchema
-        var lookup: OpaquePointer?
+        var lookup: SQLiteStatement?
         var lookupColumns = 0
         /// Reads the row with the greatest key (``followsStoredKeys``).
-        var greatest: OpaquePointer?
-        var writes: [WriteKey: OpaquePointer] = [:]
-        var seen: OpaquePointer?
+        var greatest: SQLiteStatement?
+        var writes: [WriteKey: SQLiteStatement] = [:]
+        var seen: SQLiteStatement?
         /// Deletes a row by key, then the links from it (change files).
         var deleteByKey: [SQLiteStatement] = []
         /// Whether this run deleted rows of the table by key: its link rows
@@ -58,13 +58,9 @@ package final class SQLiteStore: ImportStore {
         init(schema: TableSchema) { self.schema = schema }
 
         func finalize() {
-            sqlite3_finalize(lookup)
             lookup = nil
-            sqlite3_finalize(greatest)
             greatest = nil
-            for statement in writes.values { sqlite3_finalize(statement) }
             writes = [:]
-            sqlite3_finalize(seen)
             seen = nil
             deleteByKey = []
             keyExists = nil
