@@ -190,20 +190,18 @@ extension SQLiteStore {
         guard rows.rowCount > 0 else { return [:] }
         let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
         let names = link.sourceColumns.map { quoted($0.name) }.joined(separator: ", ")
-        let statement = try connection.prepare(
+        let read = try SQLiteStatement(
+            connection,
             "SELECT \(names), \(quoted(link.targetColumn.name)) FROM \(quoted(link.name)) WHERE (\(names)) IN (VALUES "
                 + Array(repeating: tuple, count: rows.rowCount).joined(separator: ",") + ")",
             "reading the links of \(quoted(link.name))")
-        defer { sqlite3_finalize(statement) }
+        let statement = read.handle
         var linked: [LinkValue: Set<LinkValue>] = [:]
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             for row in 0..<rows.rowCount {
                 for column in 0..<width { bind(statement, Int32(row * width + column + 1), rows[row, column], bytes) }
             }
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw connection.error("reading the links of \(quoted(link.name))", code) }
+            while try read.step("reading the links of \(quoted(link.name))") {
                 let source = LinkValue.composite((0..<width).map { LinkValue(statement, Int32($0)) })
                 linked[source, default: []].insert(LinkValue(statement, Int32(width)))
             }
