@@ -56,25 +56,11 @@ final class SQLiteConnection {
         if code != SQLITE_OK { throw error(action, code) }
     }
 
-    /// Prepares one statement, to be kept and reused (`SQLITE_PREPARE_PERSISTENT`).
-    func prepare(_ sql: String, _ action: String) throws(StoreError) -> OpaquePointer {
-        var statement: OpaquePointer?
-        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard code == SQLITE_OK, let statement else { throw error(action, code) }
-        return statement
-    }
-
     /// The text values of the first column of `sql`'s rows.
     func strings(_ sql: String, column: Int32, _ action: String) throws(StoreError) -> [String] {
-        let statement = try prepare(sql, action)
-        defer { sqlite3_finalize(statement) }
+        let statement = try SQLiteStatement(self, sql, action)
         var values: [String] = []
-        while true {
-            let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else { throw error(action, code) }
-            values.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
-        }
+        while try statement.step(action) { values.append(statement.text(column)) }
         return values
     }
 }
