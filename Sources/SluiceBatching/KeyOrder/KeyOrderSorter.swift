@@ -62,7 +62,7 @@ package final class KeyOrderSorter {
     /// The last checkpoint of each input added, in the order inputs came.
     package private(set) var checkpoints: [Checkpoint] = []
     /// Rows added so far, all tables together.
-    package private(set) var rowsAdded = 0
+    package var rowsAdded: Int { tables.values.reduce(0) { $0 + $1.rowsAdded } }
     /// Rows added to table `name`, before repeated keys are combined.
     package func rowsAdded(to name: String) -> Int { tables[name]?.rowsAdded ?? 0 }
 
@@ -107,7 +107,6 @@ package final class KeyOrderSorter {
                 rowStart = rowEnd
             }
             heldBytes += table.held.byteSize - before
-            rowsAdded += batch.rows.rowCount
             table.rowsAdded += batch.rows.rowCount
         }
         if let checkpoint = group.checkpoint {
