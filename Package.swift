@@ -1,10 +1,10 @@
 // swift-tools-version: 6.1
 //
-// sluice: a streaming importer that keeps a SQLite store in step with a
+// sluice: a streaming importer that keeps a SQLite or PostgreSQL store in step with a
 // multi-gigabyte XML or JSON dump. The stages are modules and depend on each
 // other in one direction only:
 //
-//   SluiceInput → SluiceParsers → SluiceRecords → SluiceBatching → SluiceStore
+//   SluiceInput → SluiceParsers → SluiceRecords → SluiceBatching → SluiceStore (SQLite, PostgreSQL)
 //                                                                      ↓
 //                                               Sluice (public API) → sluice (CLI)
 import PackageDescription
@@ -42,6 +42,7 @@ let package = Package(
         systemLibrary("CSluiceZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
         systemLibrary("CSluiceLZMA", pkgConfig: "liblzma", apt: "liblzma-dev"),
         systemLibrary("CSluiceMalloc", pkgConfig: nil, apt: "libc6-dev"),
+        systemLibrary("CSluicePQ", pkgConfig: "libpq", apt: "libpq-dev"),
 
         .target(
             name: "SluiceInput",
@@ -57,7 +58,7 @@ let package = Package(
             dependencies: ["SluiceInput", "SluiceRecords", "CSluiceZstd"]),
         .target(
             name: "SluiceStore",
-            dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3"]),
+            dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3", "CSluicePQ"]),
         .target(
             name: "Sluice",
             dependencies: ["SluiceInput", "SluiceParsers", "SluiceRecords", "SluiceBatching", "SluiceStore"]),
@@ -67,7 +68,7 @@ let package = Package(
         // A program embedding the library, as a user's would (run by a test).
         .executableTarget(name: "LibraryExample", dependencies: ["Sluice"], path: "Examples/Library"),
 
-        .target(name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3"], path: "Tests/SluiceTestSupport"),
+        .target(name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3", "CSluicePQ"], path: "Tests/SluiceTestSupport"),
         .testTarget(name: "SluiceInputTests", dependencies: ["SluiceInput", "SluiceTestSupport"]),
         .testTarget(name: "SluiceParsersTests", dependencies: ["SluiceParsers", "SluiceTestSupport"]),
         .testTarget(name: "SluiceRecordsTests", dependencies: ["SluiceRecords", "SluiceTestSupport"]),

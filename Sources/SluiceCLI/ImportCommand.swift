@@ -25,7 +25,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The mapping file (YAML or JSON).")
     var mapping: String?
 
-    @Option(help: "The SQLite store to create or update; null: keeps nothing (for measuring everything but the store).")
+    @Option(help: "The store to create or update: a SQLite file, a PostgreSQL database (postgresql://user@host/db, libpq's keyword form, or postgresql: for the PG* variables), or null: to keep nothing (for measuring everything but the store).")
     var into: String
 
     @Option(help: "Without a mapping: the entity (table) name.")
@@ -123,7 +123,7 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("--page-size must be a power of two from 512 to 65536.")
         }
         // What can be checked before any input is read is checked here.
-        if into != "null:" { try Self.requireDirectory(of: into, for: "--into") }
+        if isFileStore(into) { try Self.requireDirectory(of: into, for: "--into") }
         if let statsJson { try Self.requireDirectory(of: statsJson, for: "--stats-json") }
         if let sortDir {
             var isDirectory: ObjCBool = false

@@ -51,8 +51,16 @@ package final class NullStore: ImportStore {
 }
 
 /// Opens the store an import target names: ``NullStore/target`` for the
-/// null store, otherwise the path of a SQLite store (created if missing).
+/// null store, a PostgreSQL connection string (``PostgresStore/isTarget(_:)``)
+/// for a database, otherwise the path of a SQLite store (created if missing).
 package func openImportStore(_ target: String, options: StoreOptions) throws(StoreError) -> any ImportStore {
     if target == NullStore.target { return NullStore() }
+    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options) }
     return try SQLiteStore(path: target, options: options)
+}
+
+/// Whether `target` names a file (a SQLite store) rather than the null
+/// store or a database server.
+package func isFileStore(_ target: String) -> Bool {
+    target != NullStore.target && !PostgresStore.isTarget(target)
 }

@@ -98,7 +98,7 @@ final class ImportPipeline {
         if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }
         sorter = options.order == .key
             ? KeyOrderSorter(
-                directory: options.sort.directory ?? Self.directory(of: storePath), options: options.sort, defaultMode: options.store.mode) : nil
+                directory: options.sort.directory ?? Self.sortDirectory(store: storePath), options: options.sort, defaultMode: options.store.mode) : nil
         queue = BlockingQueue(capacity: options.batch.queueDepth, weightLimit: options.batch.maxBytes) { $0.byteSize }
         batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)

@@ -274,7 +274,7 @@ package final class SQLiteStore: ImportStore {
         let mode = table.schema.mode ?? options.mode
         // Copied only when a key occurs more than once and a combined row is added.
         var rows = batchRows
-        var order = keys.isEmpty ? Array(0..<rows.rowCount) : Self.onePerKey(&rows, keyColumns: keys, mode: mode)
+        var order = keys.isEmpty ? Array(0..<rows.rowCount) : BatchRows.onePerKey(&rows, keyColumns: keys, mode: mode)
         var counts = EntityCounts()
         if !rows.deletions.isEmpty {
             // Deletions go first: a key deleted and written again in the
@@ -315,17 +315,5 @@ package final class SQLiteStore: ImportStore {
         var insert: Bool
         var present: ColumnMask
         var defaulted: ColumnMask
-    }
-
-    /// Row indices sorted by key, one per key: several occurrences of a key
-    /// are combined (``RowArena/onePerKey(_:keys:combining:)``), or in
-    /// `replace` mode the last one is kept. O(n log n).
-    static func onePerKey(_ rows: inout RowArena, keyColumns: [Int], mode: WriteMode) -> [Int] {
-        var order = Array(0..<rows.rowCount)
-        order.sort { left, right in
-            let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
-            return comparison != 0 ? comparison < 0 : left < right
-        }
-        return rows.onePerKey(order, keys: keyColumns, combining: mode != .replace)
     }
 }

@@ -21,7 +21,7 @@ extension SQLiteStore {
     /// index descent when every source follows the stored ones (as when the
     /// key-ordered apply fills the table).
     func storedLinks(
-        of sources: [LinkSource], _ rows: RowArena, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>
+        of sources: [BatchRows.LinkSource], _ rows: RowArena, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>
     ) throws(StoreError) -> [StoredLinks] {
         var result = [StoredLinks](repeating: .unread, count: sources.count)
         let candidates = sources.indices.filter { sources[$0].unlink }

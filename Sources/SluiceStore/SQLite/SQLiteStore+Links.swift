@@ -68,7 +68,7 @@ extension SQLiteStore {
     /// the new ones inserted; equal lists are left alone, and a source with
     /// none stored just gets its links. Under `union` the new links are added.
     func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
-        let sources = linkSources(rows, link)
+        let sources = BatchRows.linkSources(rows, link)
         let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
         let deleteSQL = "DELETE FROM \(quoted(link.name)) WHERE "
@@ -126,53 +126,6 @@ extension SQLiteStore {
     func linkColumnNames(_ link: LinkSchema) -> [String] {
         link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]
             + (link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]) + link.attributeColumns.map { quoted($0.name) }
-    }
-
-    /// One source's link rows in a batch: which of them stand (`kept`, in
-    /// position order), whether its stored links go first (`unlink`), and a
-    /// row that carries its key.
-    struct LinkSource {
-        var row: Int
-        var kept: [Int]
-        var unlink: Bool
-    }
-
-    /// The batch's sources in key order, with the rows that stand: the
-    /// last record's under `replace`; under `union`, those after the last
-    /// empty or null list. O(n log n).
-    private func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
-        let width = link.sourceColumns.count
-        let position = width + 1
-        var indices = Array(0..<rows.rowCount)
-        indices.sort { left, right in
-            for column in 0..<width {
-                let comparison = rows.compare(rows[left, column], rows[right, column])
-                if comparison != 0 { return comparison < 0 }
-            }
-            if rows.ordinals[left] != rows.ordinals[right] { return rows.ordinals[left] < rows.ordinals[right] }
-            return rows.compare(rows[left, position], rows[right, position]) < 0
-        }
-        var sources: [LinkSource] = []
-        var start = 0
-        while start < indices.count {
-            var end = start + 1
-            while end < indices.count, (0..<width).allSatisfy({ rows.compare(rows[indices[start], $0], rows[indices[end], $0]) == 0 }) {
-                end += 1
-            }
-            let group = indices[start..<end]
-            let last = rows.ordinals[group.last!]
-            if link.rule != .union {
-                sources.append(LinkSource(
-                    row: group.first!, kept: group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }, unlink: true))
-            } else {
-                let cut = group.filter { rows[$0, width] == .absent }.map { rows.ordinals[$0] }.max()
-                sources.append(LinkSource(
-                    row: group.first!, kept: group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) },
-                    unlink: cut != nil))
-            }
-            start = end
-        }
-        return sources
     }
 
     /// The target table and key of link row `row`: the link's own, or the

@@ -1,0 +1,64 @@
+@_spi(Machinery) import SluiceRecords
+
+/// What every store makes of a batch's rows before writing them: one row
+/// per key, and per source of a link table the link rows that stand.
+enum BatchRows {
+    /// Row indices sorted by key, one per key: several occurrences of a key
+    /// are combined (``RowArena/onePerKey(_:keys:combining:)``), or in
+    /// `replace` mode the last one is kept. O(n log n).
+    static func onePerKey(_ rows: inout RowArena, keyColumns: [Int], mode: WriteMode) -> [Int] {
+        var order = Array(0..<rows.rowCount)
+        order.sort { left, right in
+            let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
+            return comparison != 0 ? comparison < 0 : left < right
+        }
+        return rows.onePerKey(order, keys: keyColumns, combining: mode != .replace)
+    }
+
+    /// One source's link rows in a batch: which of them stand (`kept`, in
+    /// position order), whether its stored links go first (`unlink`), and a
+    /// row that carries its key.
+    struct LinkSource {
+        var row: Int
+        var kept: [Int]
+        var unlink: Bool
+    }
+
+    /// The batch's sources in key order, with the rows that stand: the
+    /// last record's under `replace`; under `union`, those after the last
+    /// empty or null list. O(n log n).
+    static func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
+        let width = link.sourceColumns.count
+        let position = width + 1
+        var indices = Array(0..<rows.rowCount)
+        indices.sort { left, right in
+            for column in 0..<width {
+                let comparison = rows.compare(rows[left, column], rows[right, column])
+                if comparison != 0 { return comparison < 0 }
+            }
+            if rows.ordinals[left] != rows.ordinals[right] { return rows.ordinals[left] < rows.ordinals[right] }
+            return rows.compare(rows[left, position], rows[right, position]) < 0
+        }
+        var sources: [LinkSource] = []
+        var start = 0
+        while start < indices.count {
+            var end = start + 1
+            while end < indices.count, (0..<width).allSatisfy({ rows.compare(rows[indices[start], $0], rows[indices[end], $0]) == 0 }) {
+                end += 1
+            }
+            let group = indices[start..<end]
+            let last = rows.ordinals[group.last!]
+            if link.rule != .union {
+                sources.append(LinkSource(
+                    row: group.first!, kept: group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }, unlink: true))
+            } else {
+                let cut = group.filter { rows[$0, width] == .absent }.map { rows.ordinals[$0] }.max()
+                sources.append(LinkSource(
+                    row: group.first!, kept: group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) },
+                    unlink: cut != nil))
+            }
+            start = end
+        }
+        return sources
+    }
+}

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSluicePQ
+
+/// One libpq connection with the few calls the store needs: statements with
+/// text parameters, `COPY … FROM STDIN`, and a cancel that another thread
+/// may send. Not thread-safe apart from ``cancel()``: one thread at a time.
+final class PostgresConnection {
+    /// The server and database, without a password, for messages:
+    /// `postgresql://user@host:port/db`.
+    let name: String
+    private var handle: OpaquePointer?
+    /// libpq's cancel object, made once: ``cancel()`` uses it from any thread.
+    private let canceller: OpaquePointer?
+
+    /// Connects with `conninfo` (a `postgresql://` URI, libpq's keyword
+    /// form, or empty for the `PG*` environment variables). The session
+    /// speaks UTC and UTF-8, and its notices are dropped: the importer says
+    /// what happened itself.
+    init(_ conninfo: String) throws(StoreError) {
+        let connection = PQconnectdb(conninfo)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(connection)
+            throw StoreError(path: Self.redacted(conninfo), action: "connecting to PostgreSQL", message: message, code: 0)
+        }
+        handle = connection
+        let host = String(cString: PQhost(connection))
+        name = "postgresql://\(String(cString: PQuser(connection)))@"
+            + "\(host.hasPrefix("/") ? "[\(host)]" : host):\(String(cString: PQport(connection)))/\(String(cString: PQdb(connection)))"
+        canceller = PQgetCancel(connection)
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        try execute("SET TIME ZONE 'UTC'; SET client_encoding TO 'UTF8'; SET client_min_messages TO warning", "setting up the session")
+    }
+
+    deinit { close() }
+
+    /// Closes the connection.
+    func close() {
+        if let canceller { PQfreeCancel(canceller) }
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Asks the server to stop the statement running now (it then fails
+    /// with SQLSTATE 57014). Safe to call from any thread.
+    func cancel() {
+        guard let canceller else { return }
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(canceller, &buffer, Int32(buffer.count))
+    }
+
+    /// Runs `sql` (several statements allowed when `parameters` is empty)
+    /// and returns its last result. Parameters go as text, `nil` as NULL.
+    @discardableResult
+    func execute(_ sql: String, _ action: String, _ parameters: [String?] = []) throws(StoreError) -> PostgresResult {
+        guard let handle else { throw StoreError(path: name, action: action, message: "the connection is closed", code: 0, sql: sql) }
+        let result: OpaquePointer?
+        if parameters.isEmpty {
+            result = PQexec(handle, sql)
+        } else {
+            var copies = parameters.map { $0.map { strdup($0) } ?? nil }
+            defer { for copy in copies { free(copy) } }
+            result = copies.withUnsafeMutableBufferPointer { values in
+                values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constant in
+                    PQexecParams(handle, sql, Int32(parameters.count), nil, constant.baseAddress, nil, nil, 0)
+                }
+            }
+        }
+        return try check(PostgresResult(result), action, sql)
+    }
+
+    /// The first column of `sql`'s rows.
+    func strings(_ sql: String, _ action: String, _ parameters: [String?] = []) throws(StoreError) -> [String?] {
+        let result = try execute(sql, action, parameters)
+        return (0..<result.rowCount).map { result.value($0, 0) }
+    }
+
+    /// Runs `COPY … FROM STDIN` statement `sql` and sends it the bytes
+    /// `body` writes into the ``CopyBuffer`` it is given.
+    func copy(_ sql: String, _ action: String, _ body: (inout CopyBuffer) throws(StoreError) -> Void) throws(StoreError) {
+        guard let handle else { throw StoreError(path: name, action: action, message: "the connection is closed", code: 0, sql: sql) }
+        let started = PostgresResult(PQexec(handle, sql))
+        guard started.status == PGRES_COPY_IN else { _ = try check(started, action, sql); return }
+        var buffer = CopyBuffer { bytes in bytes.withUnsafeBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) == 1 }
+        } }
+        var failure: StoreError?
+        do throws(StoreError) {
+            try body(&buffer)
+            buffer.finish()
+        } catch {
+            failure = error
+        }
+        let ended = PQputCopyEnd(handle, failure == nil && buffer.sent ? nil : "sluice stopped the copy")
+        // The COPY's result, then nil; every result must be read before the
+        // connection takes the next statement.
+        var outcome: StoreError?
+        while let next = PQgetResult(handle) {
+            do throws(StoreError) { _ = try check(PostgresResult(next), action, sql) } catch { outcome = outcome ?? error }
+        }
+        if let failure { throw failure }
+        if let outcome { throw outcome }
+        if ended != 1 || !buffer.sent { throw connectionError(action, sql) }
+    }
+
+    /// Throws the error a failed result carries, naming the server's
+    /// message, its SQLSTATE and the statement.
+    private func check(_ result: PostgresResult, _ action: String, _ sql: String) throws(StoreError) -> PostgresResult {
+        switch result.status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN: return result
+        default:
+            guard let raw = result.handle else { throw connectionError(action, sql) }
+            let field = { (code: UInt8) -> String? in PQresultErrorField(raw, Int32(code)).map { String(cString: $0) } }
+            let message = field(UInt8(ascii: "M")) ?? Self.trimmed(PQresultErrorMessage(raw))
+            let detail = [field(UInt8(ascii: "D")), field(UInt8(ascii: "H"))].compactMap { $0 }
+            let state = field(UInt8(ascii: "C"))
+            throw StoreError(
+                path: name, action: action, message: ([message] + detail).joined(separator: "; "), code: 0, sql: sql,
+                sqlState: state?.isEmpty == false ? state : nil)
+        }
+    }
+
+    /// The connection's own error: the server went away, or libpq failed.
+    private func connectionError(_ action: String, _ sql: String) -> StoreError {
+        let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "the connection is closed"
+        return StoreError(path: name, action: action, message: message.isEmpty ? "the connection failed" : message, code: 0, sql: sql)
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "" }
+        var text = String(cString: message)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text.split(separator: "\n").map(String.init).joined(separator: "; ")
+    }
+
+    /// `conninfo` without its password, for messages before the connection
+    /// exists.
+    static func redacted(_ conninfo: String) -> String {
+        var text = conninfo
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
+        {
+            text.replaceSubrange(colon..<at, with: ":***")
+        }
+        return text.split(separator: " ").map { $0.hasPrefix("password=") ? "password=***" : String($0) }.joined(separator: " ")
+    }
+}
+
+/// A libpq result, cleared when the value goes away.
+final class PostgresResult {
+    let handle: OpaquePointer?
+
+    init(_ handle: OpaquePointer?) { self.handle = handle }
+
+    deinit { PQclear(handle) }
+
+    var status: ExecStatusType { handle.map { PQresultStatus($0) } ?? PGRES_FATAL_ERROR }
+    var rowCount: Int { handle.map { Int(PQntuples($0)) } ?? 0 }
+
+    /// The text of a value, nil for NULL.
+    func value(_ row: Int, _ column: Int) -> String? {
+        guard let handle, PQgetisnull(handle, Int32(row), Int32(column)) == 0 else { return nil }
+        return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
+    }
+
+    /// The value as an integer (0 for NULL).
+    func int(_ row: Int, _ column: Int) -> Int { value(row, column).flatMap { Int($0) } ?? 0 }
+
+    /// Rows the statement changed (`INSERT`, `UPDATE`, `DELETE`).
+    var affected: Int { handle.flatMap { Int(String(cString: PQcmdTuples($0))) } ?? 0 }
+}

@@ -1,0 +1,106 @@
+@_spi(Machinery) import SluiceRecords
+
+/// Delete-missing in PostgreSQL: each batch also records its keys in a
+/// table of keys the run saw (a real table, so a killed run's keys survive
+/// for its resumption); after a complete run one anti-join `DELETE` per
+/// entity removes the stored rows within the entity's scope whose keys are
+/// not there, and the links from them, in one transaction.
+extension PostgresStore {
+    /// The table holding the keys a run has seen for `entity`.
+    static func seenTable(_ entity: String) -> String { pgInternalName("_sluice_seen_", entity) }
+
+    package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
+        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
+        let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
+        for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
+            seenTracked.insert(schema.name)
+            let seen = pgQuoted(Self.seenTable(schema.name))
+            if !resuming { try connection.execute("DROP TABLE IF EXISTS \(seen)", "emptying \(seen)") }
+            try ensureSeenTable(schema)
+        }
+    }
+
+    /// Creates the seen-keys table of `schema`'s entity if it is missing,
+    /// its columns of the key's types and its primary key the key.
+    private func ensureSeenTable(_ schema: TableSchema) throws(StoreError) {
+        let columns = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
+        let definitions = schema.keyColumns.map { "\(pgQuoted(schema.columns[$0].name)) \(PostgresType(schema.columns[$0].type).sql)" }
+        try withSchemaLock("creating the seen-keys table of \(pgQuoted(schema.name))") { () throws(StoreError) in
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS \(pgQuoted(Self.seenTable(schema.name))) (\(definitions.joined(separator: ", ")), "
+                    + "PRIMARY KEY (\(columns.joined(separator: ", "))))",
+                "creating the seen-keys table of \(pgQuoted(schema.name))")
+        }
+    }
+
+    /// Records the staged rows' keys as seen, in key order.
+    func markSeen(_ stage: String, _ table: Table) throws(StoreError) {
+        let schema = table.schema
+        let columns = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
+        try connection.execute(
+            "INSERT INTO \(pgQuoted(Self.seenTable(schema.name))) (\(columns.joined(separator: ", "))) "
+                + "SELECT \(stagedKey(table).joined(separator: ", ")) FROM \(stage) s WHERE s._group <> \(Self.deletionGroup) "
+                + "ORDER BY \(columns.indices.map { "\($0 + 1)" }.joined(separator: ", ")) ON CONFLICT DO NOTHING",
+            "recording seen keys of \(pgQuoted(schema.name))")
+    }
+
+    package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
+        let seen = pgQuoted(Self.seenTable(schema.name))
+        let exists = try connection.strings("SELECT to_regclass($1) IS NOT NULL", "looking for the seen keys of \(pgQuoted(schema.name))", [seen])
+        guard exists.first == "t" else { return false }
+        return try connection.strings("SELECT EXISTS (SELECT 1 FROM \(seen))", "looking for the seen keys of \(pgQuoted(schema.name))").first == "t"
+    }
+
+    package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int {
+        try ensureSeenTable(schema)
+        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema { try ensureSeenTable(target) }
+        let table = pgQuoted(schema.name)
+        let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
+        let seen = pgQuoted(Self.seenTable(schema.name))
+        var conditions = ["NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(keys.map { "s.\($0) = t.\($0)" }.joined(separator: " AND ")))"]
+        var arguments: [String?] = []
+        for (column, test) in schema.deleteScope {
+            let value = "t.\(pgQuoted(schema.columns[column].name))"
+            // Compared as text, as the mapping wrote the values; booleans as 1 and 0.
+            let text = PostgresType(schema.columns[column].type) == .boolean ? "\(value)::int::text" : "\(value)::text"
+            switch test {
+            case .exists(let present): conditions.append("\(value) IS \(present ? "NOT " : "")NULL")
+            case .oneOf(let values):
+                conditions.append("\(text) IN (\(values.indices.map { "$\(arguments.count + $0 + 1)" }.joined(separator: ", ")))")
+                arguments += values
+            case .noneOf(let values):
+                conditions.append(
+                    "(\(value) IS NULL OR \(text) NOT IN (\(values.indices.map { "$\(arguments.count + $0 + 1)" }.joined(separator: ", "))))")
+                arguments += values
+            }
+        }
+        if let parent = schema.deleteScopeParent {
+            conditions.append(
+                "t.\(pgQuoted(schema.columns[parent.column].name)) IN (SELECT \(pgQuoted(parent.targetKey)) FROM \(pgQuoted(Self.seenTable(parent.targetTable))))")
+        }
+        let sourceLinks = links.filter { $0.sourceTable == schema.name }
+        var parts = ["gone AS (DELETE FROM \(table) t WHERE \(conditions.joined(separator: " AND ")) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"]
+        for (index, link) in sourceLinks.enumerated() {
+            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(separator: " AND ")
+            parts.append("l\(index) AS (DELETE FROM \(pgQuoted(link.name)) l USING gone g WHERE \(match) RETURNING 1)")
+        }
+        let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" }).joined(separator: ", ")
+        let action = "deleting missing rows of \(table)"
+        if shouldAbort?() == true {
+            throw StoreError(path: name, action: action, message: "cancelled", code: StoreError.interruptedCode)
+        }
+        // One statement is one transaction: a kill leaves every row, and
+        // the resumed run sweeps again with the same seen keys.
+        let result = try connection.execute("WITH \(parts.joined(separator: ", ")) SELECT \(counts)", action, arguments)
+        for (index, link) in sourceLinks.enumerated() { sideWrites.linksRemoved[link.name, default: 0] += result.int(0, index + 1) }
+        return result.int(0, 0)
+    }
+
+    package func stopTrackingSeenKeys() throws(StoreError) {
+        for name in seenTracked.sorted() {
+            let seen = pgQuoted(Self.seenTable(name))
+            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+        }
+        seenTracked = []
+    }
+}

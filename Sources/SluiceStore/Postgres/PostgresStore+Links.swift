@@ -1,0 +1,166 @@
+@_spi(Machinery) import SluiceRecords
+
+/// Link tables in PostgreSQL, with the SQLite store's semantics: per source,
+/// links that equal the stored ones are left alone, different ones replace
+/// them, `union` adds; stubs for missing targets; `replace-and-delete`
+/// deletes the children a parent dropped. Each step is one statement over
+/// the batch's staged links and sources.
+extension PostgresStore {
+    /// The temporary tables a link table's batches are copied into: the
+    /// link rows that stand (`rows`), every source with whether its stored
+    /// links may go (`sources`), and the targets linked before the batch
+    /// (`before`, for `replace-and-delete`).
+    struct LinkStage {
+        var rows: String
+        var sources: String
+        var before: String
+    }
+
+    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+        let sources = BatchRows.linkSources(rows, link)
+        let stage = try linkStage(link)
+        let columns = linkColumns(link)
+        let width = link.sourceColumns.count
+        try copyLinks(rows, sources, link, columns, stage)
+
+        let table = pgQuoted(link.name)
+        let names = columns.map { pgQuoted($0.name) }
+        let staged = columns.enumerated().map { $0.element.type.fromStaging("n.c\($0.offset)") }
+        let sourceMatch = { (left: String, right: String) -> String in
+            (0..<width).map { "\(left).\(names[$0]) = \(columns[$0].type.fromStaging("\(right).c\($0)"))" }.joined(separator: " AND ")
+        }
+        let stands = standingCondition(link, columns, "u")
+        let action = "linking \(table)"
+
+        if link.rule == .replaceAndDelete {
+            try connection.execute(
+                "INSERT INTO \(stage.before) SELECT \((0...width).map { "l.\(names[$0])" }.joined(separator: ", ")) FROM \(table) l "
+                    + "JOIN \(stage.sources) u ON \(sourceMatch("l", "u"))", "reading the links of \(table)")
+        }
+        // Sources whose stored links differ from the batch's lose them all.
+        let storedColumns = names.map { "x.\($0)" }.joined(separator: ", ")
+        let differs = "EXISTS (SELECT \(storedColumns) FROM \(table) x WHERE \(sourceMatch("x", "u")) EXCEPT "
+            + "SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n WHERE \(storedMatchStaged(width, names, columns, "u", "n"))) OR "
+            + "EXISTS (SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n WHERE \(storedMatchStaged(width, names, columns, "u", "n")) EXCEPT "
+            + "SELECT \(storedColumns) FROM \(table) x WHERE \(sourceMatch("x", "u")))"
+        let removed = try connection.execute(
+            "WITH d AS (DELETE FROM \(table) l USING \(stage.sources) u WHERE u._unlink AND \(sourceMatch("l", "u")) AND \(stands) AND (\(differs)) "
+                + "RETURNING 1) SELECT count(*) FROM d", "unlinking \(table)").int(0, 0)
+
+        // Then the rows that stand go in, unless the source keeps equal ones.
+        var conditions = [stands, "(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))"]
+        let storedTargetsOnly = !link.missingIsExplicit && link.choices.isEmpty
+            && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
+        if storedTargetsOnly {
+            conditions.append("EXISTS (SELECT 1 FROM \(pgQuoted(link.targetTable)) t WHERE t.\(pgQuoted(link.targetKey)) = \(staged[width]))")
+        }
+        var parts = [
+            "cand AS (SELECT \(zip(staged, names).map { "\($0) AS \($1)" }.joined(separator: ", ")) FROM \(stage.rows) n "
+                + "JOIN \(stage.sources) u ON \(storedMatchStaged(width, names, columns, "u", "n")) WHERE \(conditions.joined(separator: " AND ")))",
+            "ins AS (INSERT INTO \(table) (\(names.joined(separator: ", "))) SELECT * FROM cand "
+                + "ORDER BY \((0..<width).map { names[$0] }.joined(separator: ", ")), \"position\" ON CONFLICT DO NOTHING RETURNING 1)",
+        ]
+        let stubTargets: [(table: String, key: String, entity: String?)] = link.missing != .stub ? []
+            : link.choices.isEmpty ? [(link.targetTable, link.targetKey, nil)] : link.choices.map { ($0.table, $0.key, $0.value) }
+        for (index, target) in stubTargets.enumerated() {
+            let which = target.entity.map { " AND \(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral($0))" } ?? ""
+            parts.append(
+                "st\(index) AS (INSERT INTO \(pgQuoted(target.table)) (\(pgQuoted(target.key))) SELECT DISTINCT \(names[width]) FROM cand "
+                    + "WHERE \(names[width]) IS NOT NULL\(which) ORDER BY 1 ON CONFLICT DO NOTHING RETURNING 1)")
+        }
+        let counts = (["(SELECT count(*) FROM ins)"] + stubTargets.indices.map { "(SELECT count(*) FROM st\($0))" }).joined(separator: ", ")
+        let result = try connection.execute("WITH \(parts.joined(separator: ", ")) SELECT \(counts)", action)
+        sideWrites.linksRemoved[link.name, default: 0] += removed
+        sideWrites.linksAdded[link.name, default: 0] += result.int(0, 0)
+        for (index, target) in stubTargets.enumerated() { sideWrites.stubs[target.table, default: 0] += result.int(0, index + 1) }
+
+        if link.rule == .replaceAndDelete {
+            let deleted = try connection.execute(
+                "WITH d AS (DELETE FROM \(pgQuoted(link.targetTable)) t USING \(stage.before) b WHERE t.\(pgQuoted(link.targetKey)) = b.\(names[width]) "
+                    + "AND NOT EXISTS (SELECT 1 FROM \(stage.rows) n WHERE \(sourceMatch("b", "n")) "
+                    + "AND \(staged[width]) = b.\(names[width])) RETURNING 1) SELECT count(*) FROM d",
+                "deleting dropped children of \(table)").int(0, 0)
+            sideWrites.childrenDeleted[link.targetTable, default: 0] += deleted
+        }
+    }
+
+    /// `left.source = right's staged source` where `left` has the link
+    /// table's column names (`u` of the sources table is staged too, so
+    /// both sides are cast).
+    private func storedMatchStaged(
+        _ width: Int, _ names: [String], _ columns: [(name: String, type: PostgresType)], _ left: String, _ right: String
+    ) -> String {
+        (0..<width).map { "\(columns[$0].type.fromStaging("\(left).c\($0)")) = \(columns[$0].type.fromStaging("\(right).c\($0)"))" }
+            .joined(separator: " AND ")
+    }
+
+    /// True when the link's source is still stored, for a source table this
+    /// run deleted rows of by key (a record written, then deleted later in
+    /// the run, keeps no links); `TRUE` otherwise.
+    private func standingCondition(_ link: LinkSchema, _ columns: [(name: String, type: PostgresType)], _ alias: String) -> String {
+        guard tables[link.sourceTable]?.deletedByKey == true else { return "TRUE" }
+        let match = link.sourceKeys.enumerated().map { "t.\(pgQuoted($0.element)) = \(columns[$0.offset].type.fromStaging("\(alias).c\($0.offset)"))" }
+        return "EXISTS (SELECT 1 FROM \(pgQuoted(link.sourceTable)) t WHERE \(match.joined(separator: " AND ")))"
+    }
+
+    /// The link table's staging tables, emptied (made on first use).
+    private func linkStage(_ link: LinkSchema) throws(StoreError) -> LinkStage {
+        if let stage = linkStages[link.name] {
+            try connection.execute("TRUNCATE \(stage.rows), \(stage.sources), \(stage.before)", "emptying the staging of \(pgQuoted(link.name))")
+            return stage
+        }
+        stagingTables += 1
+        let stage = LinkStage(
+            rows: pgQuoted("_sluice_links_\(stagingTables)"), sources: pgQuoted("_sluice_sources_\(stagingTables)"),
+            before: pgQuoted("_sluice_before_\(stagingTables)"))
+        let columns = linkColumns(link)
+        let width = link.sourceColumns.count
+        let action = "making the staging of \(pgQuoted(link.name))"
+        try connection.execute(
+            "CREATE TEMP TABLE \(stage.rows) (\(columns.enumerated().map { "c\($0.offset) \($0.element.type.staging)" }.joined(separator: ", ")))", action)
+        try connection.execute(
+            "CREATE TEMP TABLE \(stage.sources) (\((0..<width).map { "c\($0) \(columns[$0].type.staging)" }.joined(separator: ", ")), _unlink boolean NOT NULL)",
+            action)
+        try connection.execute(
+            "CREATE TEMP TABLE \(stage.before) (\((0...width).map { "\(pgQuoted(columns[$0].name)) \(columns[$0].type.sql)" }.joined(separator: ", ")))",
+            action)
+        linkStages[link.name] = stage
+        return stage
+    }
+
+    /// Copies the rows that stand and every source of the batch.
+    private func copyLinks(
+        _ rows: RowArena, _ sources: [BatchRows.LinkSource], _ link: LinkSchema, _ columns: [(name: String, type: PostgresType)],
+        _ stage: LinkStage
+    ) throws(StoreError) {
+        let width = link.sourceColumns.count
+        let action = "copying the links of \(pgQuoted(link.name))"
+        try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+            let encode = { (buffer: inout CopyBuffer, row: Int, column: Int) throws(StoreError) in
+                do throws(CellMismatch) {
+                    try columns[column].type.encode(rows[row, column], bytes, into: &buffer)
+                } catch {
+                    throw StoreError(
+                        path: self.name, action: action,
+                        message: "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
+                            + "and the value \(error.cell) is not one", code: 0)
+                }
+            }
+            try connection.copy("COPY \(stage.rows) FROM STDIN (FORMAT binary)", action) { (buffer) throws(StoreError) in
+                for source in sources {
+                    for row in source.kept {
+                        buffer.beginRow(fields: columns.count)
+                        for column in columns.indices { try encode(&buffer, row, column) }
+                    }
+                }
+            }
+            try connection.copy("COPY \(stage.sources) FROM STDIN (FORMAT binary)", action) { (buffer) throws(StoreError) in
+                for source in sources {
+                    buffer.beginRow(fields: width + 1)
+                    for column in 0..<width { try encode(&buffer, source.row, column) }
+                    buffer.bool(source.unlink)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+@_spi(Machinery) import SluiceRecords
+
+/// The merge of one entity batch: one row per key copied into the staging
+/// table with the number of its group (rows that mention the same columns
+/// share a statement; -1 for deletions), then one set-based statement per
+/// group.
+extension PostgresStore {
+    /// The group number of a change file's deletions in the staging table.
+    static let deletionGroup = -1
+
+    func merge(_ batchRows: RowArena, into table: Table) throws(StoreError) -> EntityCounts {
+        let schema = table.schema
+        let mode = schema.mode ?? options.mode
+        // Copied only when a key occurs more than once and a combined row is added.
+        var rows = batchRows
+        let order = schema.keyColumns.isEmpty ? Array(0..<rows.rowCount) : BatchRows.onePerKey(&rows, keyColumns: schema.keyColumns, mode: mode)
+        var masks: [ColumnMask] = []
+        var groupOf: [ColumnMask: Int] = [:]
+        var groups: [Int] = []
+        var sizes: [Int] = []
+        var deletions = 0
+        for row in order {
+            if rows.isDeletion(row) {
+                groups.append(Self.deletionGroup)
+                deletions += 1
+                continue
+            }
+            var mask = ColumnMask()
+            for column in 0..<schema.columns.count where rows[row, column] != .absent { mask.insert(column) }
+            let group = groupOf[mask] ?? masks.count
+            if group == masks.count {
+                groupOf[mask] = group
+                masks.append(mask)
+                sizes.append(0)
+            }
+            sizes[group] += 1
+            groups.append(group)
+        }
+        let stage = try stageTable(table)
+        try copyRows(rows, order, groups, into: stage, table)
+        var counts = EntityCounts()
+        if deletions > 0 { counts.deleted = try deleteStaged(stage, table) }
+        for (group, mask) in masks.enumerated() {
+            counts.add(try write(group: group, mask, size: sizes[group], stage, table, mode))
+        }
+        if seenTracked.contains(schema.name) { try markSeen(stage, table) }
+        return counts
+    }
+
+    /// The temporary table this connection copies `table`'s batches into:
+    /// the group number, then a column per table column, of its staging
+    /// type. Made again when the table gained columns.
+    private func stageTable(_ table: Table) throws(StoreError) -> String {
+        if let stage = table.stage, table.stageColumns == table.schema.columns.count {
+            try connection.execute("TRUNCATE \(stage)", "emptying the staging table of \(pgQuoted(table.schema.name))")
+            return stage
+        }
+        if let old = table.stage { try connection.execute("DROP TABLE \(old)", "dropping a staging table") }
+        stagingTables += 1
+        let stage = pgQuoted("_sluice_stage_\(stagingTables)")
+        let columns = table.types.enumerated().map { "c\($0.offset) \($0.element.staging)" }
+        try connection.execute(
+            "CREATE TEMP TABLE \(stage) (_group bigint NOT NULL\(columns.map { ", " + $0 }.joined()))",
+            "making the staging table of \(pgQuoted(table.schema.name))")
+        table.stage = stage
+        table.stageColumns = table.schema.columns.count
+        return stage
+    }
+
+    /// Copies the rows at `order` with their group numbers, in key order.
+    private func copyRows(_ rows: RowArena, _ order: [Int], _ groups: [Int], into stage: String, _ table: Table) throws(StoreError) {
+        let schema = table.schema
+        let names = (["_group"] + schema.columns.indices.map { "c\($0)" }).joined(separator: ", ")
+        let action = "copying rows into \(pgQuoted(schema.name))"
+        try connection.copy("COPY \(stage) (\(names)) FROM STDIN (FORMAT binary)", action) { (buffer) throws(StoreError) in
+            try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+                for (position, row) in order.enumerated() {
+                    buffer.beginRow(fields: schema.columns.count + 1)
+                    buffer.int64(Int64(groups[position]))
+                    for column in schema.columns.indices {
+                        do throws(CellMismatch) {
+                            try table.types[column].encode(rows[row, column], bytes, into: &buffer)
+                        } catch {
+                            throw StoreError(
+                                path: name, action: action,
+                                message: "record \(rows.ordinals[row]): column \(pgQuoted(schema.columns[column].name)) is "
+                                    + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `s.cN` for the key columns, as values of their types.
+    func stagedKey(_ table: Table, _ alias: String = "s") -> [String] {
+        table.schema.keyColumns.map { table.types[$0].fromStaging("\(alias).c\($0)") }
+    }
+
+    /// `t.k = s.ck AND …` for the key columns.
+    func keyMatch(_ table: Table, _ stored: String = "t", _ staged: String = "s") -> String {
+        zip(table.schema.keyColumns, stagedKey(table, staged)).map { "\(stored).\(pgQuoted(table.schema.columns[$0].name)) = \($1)" }
+            .joined(separator: " AND ")
+    }
+
+    /// Inserts the group's new rows and updates its changed ones; counts
+    /// what each row was.
+    private func write(
+        group: Int, _ mask: ColumnMask, size: Int, _ stage: String, _ table: Table, _ mode: WriteMode
+    ) throws(StoreError) -> EntityCounts {
+        let schema = table.schema
+        let target = pgQuoted(schema.name)
+        let present = schema.columns.indices.filter { mask.contains($0) }
+        let names = present.map { pgQuoted(schema.columns[$0].name) }.joined(separator: ", ")
+        let values = present.map { table.types[$0].fromStaging("s.c\($0)") }.joined(separator: ", ")
+        let rows = "SELECT \(values) FROM \(stage) s WHERE s._group = \(group)"
+        let action = "writing \(target)"
+        var counts = EntityCounts()
+        guard !schema.keyColumns.isEmpty else {
+            counts.inserted = try connection.execute("INSERT INTO \(target) (\(names)) \(rows)", action).affected
+            return counts
+        }
+        let keyNames = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }.joined(separator: ", ")
+        // The columns an update writes: present ones, and under `replace`
+        // the absent ones too (back to their default).
+        let updated = schema.columns.indices.filter {
+            SQLiteStore.isUpdatable($0, schema) && (mask.contains($0) || mode == .replace)
+        }
+        if mode == .updateOnly {
+            let assignments = updated.map { column in
+                "\(pgQuoted(schema.columns[column].name)) = "
+                    + (mask.contains(column) ? table.types[column].fromStaging("s.c\(column)")
+                        : Self.literal(schema.columns[column].defaultValue, table.types[column].sql))
+            }
+            let changedRows: Int
+            if updated.isEmpty {
+                changedRows = 0
+            } else {
+                let stored = updated.map { "t.\(pgQuoted(schema.columns[$0].name))" }.joined(separator: ", ")
+                let new = updated.map { mask.contains($0) ? table.types[$0].fromStaging("s.c\($0)") : Self.literal(schema.columns[$0].defaultValue, table.types[$0].sql) }
+                changedRows = try connection.execute(
+                    "UPDATE \(target) t SET \(assignments.joined(separator: ", ")) FROM \(stage) s WHERE s._group = \(group) AND \(keyMatch(table)) "
+                        + "AND (\(stored)) IS DISTINCT FROM (\(new.joined(separator: ", ")))", action).affected
+            }
+            let matched = try connection.execute(
+                "SELECT count(*) FROM \(stage) s WHERE s._group = \(group) AND EXISTS (SELECT 1 FROM \(target) t WHERE \(keyMatch(table)))",
+                action).int(0, 0)
+            counts.updated = changedRows
+            counts.unchanged = matched - changedRows
+            counts.skipped = size - matched
+            return counts
+        }
+        let conflict: String
+        if mode == .insertOnly || updated.isEmpty {
+            conflict = "DO NOTHING"
+        } else {
+            let columns = updated.map { pgQuoted(schema.columns[$0].name) }
+            conflict = "DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) "
+                + "WHERE (\(columns.map { "t.\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(columns.map { "excluded.\($0)" }.joined(separator: ", ")))"
+        }
+        let result = try connection.execute(
+            "WITH w AS (INSERT INTO \(target) AS t (\(names)) \(rows) ORDER BY \(stagedKey(table).joined(separator: ", ")) "
+                + "ON CONFLICT (\(keyNames)) \(conflict) RETURNING (xmax = 0) AS new) "
+                + "SELECT count(*) FILTER (WHERE new), count(*) FILTER (WHERE NOT new) FROM w", action)
+        counts.inserted = result.int(0, 0)
+        counts.updated = result.int(0, 1)
+        counts.unchanged = size - counts.inserted - counts.updated
+        return counts
+    }
+
+    /// Deletes the stored rows whose keys the batch deletes, and every link
+    /// from them, in one statement; returns how many rows were stored.
+    private func deleteStaged(_ stage: String, _ table: Table) throws(StoreError) -> Int {
+        let schema = table.schema
+        let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
+        let sourceLinks = linkSchemas.filter { $0.sourceTable == schema.name }
+        var parts = ["gone AS (DELETE FROM \(pgQuoted(schema.name)) t USING \(stage) s WHERE s._group = \(Self.deletionGroup) "
+            + "AND \(keyMatch(table)) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"]
+        for (index, link) in sourceLinks.enumerated() {
+            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(separator: " AND ")
+            parts.append("l\(index) AS (DELETE FROM \(pgQuoted(link.name)) l USING gone g WHERE \(match) RETURNING 1)")
+        }
+        let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" }).joined(separator: ", ")
+        let result = try connection.execute(
+            "WITH \(parts.joined(separator: ", ")) SELECT \(counts)", "deleting rows of \(pgQuoted(schema.name)) by key")
+        table.deletedByKey = true
+        for (index, link) in sourceLinks.enumerated() { sideWrites.linksRemoved[link.name, default: 0] += result.int(0, index + 1) }
+        return result.int(0, 0)
+    }
+
+    /// Creates stub rows for the batch's to-one references whose
+    /// relationship asks for them: one statement per reference.
+    func stubReferences(_ schema: TableSchema, _ table: Table) throws(StoreError) {
+        guard let stage = table.stage else { return }
+        for reference in schema.references where reference.missing == .stub {
+            let value = table.types[reference.column].fromStaging("s.c\(reference.column)")
+            let created = try connection.execute(
+                "INSERT INTO \(pgQuoted(reference.targetTable)) (\(pgQuoted(reference.targetKey))) "
+                    + "SELECT DISTINCT \(value) FROM \(stage) s WHERE s._group <> \(Self.deletionGroup) AND s.c\(reference.column) IS NOT NULL "
+                    + "ORDER BY 1 ON CONFLICT DO NOTHING",
+                "creating stubs in \(pgQuoted(reference.targetTable))").affected
+            sideWrites.stubs[reference.targetTable, default: 0] += created
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import SluiceBatching
+import SluiceInput
+@_spi(Machinery) import SluiceRecords
+
+/// The PostgreSQL store: one table per entity keyed by the entity's key,
+/// written through libpq with set-based statements.
+///
+/// Each batch is copied (binary `COPY`) into a temporary staging table, one
+/// row per key, then merged by one `INSERT … SELECT … ON CONFLICT (key) DO
+/// UPDATE … WHERE (stored) IS DISTINCT FROM (new)` per set of present
+/// columns, so unchanged rows get no new row version. A group of batches
+/// and its checkpoint commit in one transaction. Rows go in key order and
+/// conflicts resolve on the key, so several importers can write one
+/// database at once.
+package final class PostgresStore: ImportStore {
+    let connection: PostgresConnection
+    /// What libpq was given, for a second connection.
+    let conninfo: String
+    let options: StoreOptions
+    var tables: [String: Table] = [:]
+    /// The link tables, as ``prepare(_:links:)`` made them, and their staging.
+    var linkSchemas: [LinkSchema] = []
+    var linkStages: [String: LinkStage] = [:]
+    /// The tables whose keys this run records as seen.
+    var seenTracked: Set<String> = []
+    package internal(set) var migrations: [String] = []
+    package internal(set) var sideWrites = SideWrites()
+    package var shouldAbort: (@Sendable () -> Bool)?
+    /// Numbers the temporary staging tables this connection made.
+    var stagingTables = 0
+
+    /// Per entity table: its schema, column types and staging table.
+    final class Table {
+        var schema: TableSchema
+        var types: [PostgresType]
+        /// The temporary table batches are copied into, and how many
+        /// columns it was made for (a zero-config table grows).
+        var stage: String?
+        var stageColumns = 0
+        /// Whether this run deleted rows of the table by key: its link rows
+        /// are then written only for sources still stored.
+        var deletedByKey = false
+
+        init(schema: TableSchema) {
+            self.schema = schema
+            types = schema.columns.map { PostgresType($0.type) }
+        }
+    }
+
+    /// Whether `target` names a PostgreSQL database: a `postgresql://` or
+    /// `postgres://` URI, or libpq's keyword form (`dbname=… host=…`).
+    package static func isTarget(_ target: String) -> Bool {
+        if target.hasPrefix("postgresql:") || target.hasPrefix("postgres:") { return true }
+        let keywords: Set<Substring> = ["host", "hostaddr", "port", "dbname", "user", "password", "service", "sslmode", "passfile", "application_name", "options", "connect_timeout"]
+        guard let first = target.split(separator: " ").first, let equals = first.firstIndex(of: "=") else { return false }
+        return keywords.contains(first[..<equals])
+    }
+
+    /// Connects to the database `conninfo` names and makes sluice's own
+    /// table of checkpoints if it is missing.
+    package init(conninfo: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+        // `postgresql:` alone (no `//`) leaves everything to the PG* variables.
+        self.conninfo = conninfo == "postgresql:" || conninfo == "postgres:" ? "" : conninfo
+        connection = try PostgresConnection(self.conninfo)
+        self.options = options
+        try withSchemaLock("creating the checkpoint table") { () throws(StoreError) in
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS _sluice_checkpoints (
+                  input text PRIMARY KEY, records bigint NOT NULL, bytes bigint NOT NULL,
+                  size bigint, modified bigint, head_crc bigint)
+                """, "creating the checkpoint table")
+        }
+    }
+
+    /// The server and database, for messages.
+    var name: String { connection.name }
+
+    /// Runs `body` in a transaction holding sluice's schema lock: two
+    /// importers making the same table at once would otherwise collide in
+    /// the catalog.
+    func withSchemaLock(_ action: String, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try connection.execute("BEGIN", action)
+        do throws(StoreError) {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", action)
+            try body()
+            try connection.execute("COMMIT", action)
+        } catch {
+            _ = try? connection.execute("ROLLBACK", "rolling back")
+            throw error
+        }
+    }
+
+    /// The advisory lock key of schema changes ("sluice" in ASCII).
+    static let schemaLock = 0x736C_7569_6365
+
+    package func interrupt() { connection.cancel() }
+
+    // MARK: - Checkpoints
+
+    package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
+        let result = try connection.execute(
+            "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = $1", "reading the checkpoint", [input])
+        guard result.rowCount > 0 else { return nil }
+        let identity = result.value(0, 2) == nil
+            ? nil : InputIdentity(size: Int64(result.int(0, 2)), modified: Int64(result.int(0, 3)), headChecksum: Int64(result.int(0, 4)))
+        return Checkpoint(input: input, records: result.int(0, 0), bytes: Int64(result.int(0, 1)), identity: identity)
+    }
+
+    package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {
+        for input in inputs {
+            try connection.execute("DELETE FROM _sluice_checkpoints WHERE input = $1", "clearing checkpoints", [input])
+        }
+    }
+
+    private func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
+        try connection.execute(
+            "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES ($1, $2, $3, $4, $5, $6) "
+                + "ON CONFLICT (input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
+                + "size = excluded.size, modified = excluded.modified, head_crc = excluded.head_crc",
+            "saving the checkpoint",
+            [checkpoint.input, String(checkpoint.records), String(checkpoint.bytes), checkpoint.identity.map { String($0.size) },
+             checkpoint.identity.map { String($0.modified) }, checkpoint.identity.map { String($0.headChecksum) }])
+    }
+
+    // MARK: - Applying batches
+
+    package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
+        try connection.execute("BEGIN", "starting a batch transaction")
+        do throws(StoreError) {
+            var counts: [Int: EntityCounts] = [:]
+            var staged: [(TableSchema, Table)] = []
+            for batch in group.batches where batch.link == nil {
+                let table = try table(for: batch.schema)
+                // A second batch of the entity reuses its staging table:
+                // the first one's stubs go before it is refilled.
+                if let earlier = staged.firstIndex(where: { $0.1 === table }) {
+                    try stubReferences(staged[earlier].0, table)
+                    staged.remove(at: earlier)
+                }
+                counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: table))
+                staged.append((batch.schema, table))
+            }
+            // Stubs after every entity batch: targets created in this group
+            // exist before stubs are considered.
+            for (schema, table) in staged { try stubReferences(schema, table) }
+            for batch in group.batches {
+                if let link = batch.link { try applyLinks(batch.rows, link) }
+            }
+            if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
+            if shouldAbort?() == true {
+                throw StoreError(path: name, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
+            }
+            try connection.execute("COMMIT", "committing a batch")
+            return counts
+        } catch {
+            _ = try? connection.execute("ROLLBACK", "rolling back a batch")
+            throw error
+        }
+    }
+
+    func table(for schema: TableSchema) throws(StoreError) -> Table {
+        if let state = tables[schema.name], state.schema.columns.count == schema.columns.count { return state }
+        // A zero-config table grows mid-run, inside the batch's transaction.
+        try connection.execute("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", "taking the schema lock")
+        try ensureTable(schema)
+        guard let state = tables[schema.name] else {
+            throw StoreError(path: name, action: "preparing table \(pgQuoted(schema.name))", message: "the table was not made", code: 0)
+        }
+        return state
+    }
+
+}
