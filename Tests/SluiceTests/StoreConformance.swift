@@ -1,0 +1,165 @@
+import Foundation
+import Sluice
+import SluiceTestSupport
+import Testing
+
+/// The store conformance harness: the same runs against a SQLite store and a
+/// PostgreSQL database, after each run the same report (counts per entity,
+/// per table, dangling links, warnings) and the same rows in every table.
+struct ConformanceRun: Sendable {
+    /// `mapping:` YAML, or nil for a zero-config run keyed by `key`.
+    var yaml: String?
+    var key: String = "id"
+    /// Input files, as paths.
+    var inputs: [String]
+    var options = ImportOptions()
+}
+
+/// A sequence of runs into one store of each kind.
+struct ConformanceCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    var runs: [ConformanceRun]
+    var testDescription: String { name }
+}
+
+enum StoreConformance {
+    /// Runs `test`'s runs into a new SQLite store and a new PostgreSQL
+    /// database and expects the same outcome after each.
+    static func check(_ test: ConformanceCase) throws {
+        let server = try PostgresTestServer.require()
+        let sqlite = TestPaths.temporaryDirectory().appendingPathComponent("conformance.sqlite").path
+        let postgres = try server.newDatabase()
+        for (index, run) in test.runs.enumerated() {
+            let expected = try outcome(run, store: sqlite)
+            let actual = try outcome(run, store: postgres)
+            let step = "\(test.name), run \(index + 1)"
+            switch (expected, actual) {
+            case (.success(let left), .success(let right)):
+                #expect(left.entities.map(\.name) == right.entities.map(\.name), "\(step)")
+                for ((name, counts), (_, other)) in zip(left.entities, right.entities) {
+                    #expect(counts == other, "\(step): \(name)")
+                }
+                #expect(left.tables == right.tables, "\(step)")
+                #expect(left.dangling == right.dangling, "\(step)")
+                #expect(left.records == right.records, "\(step)")
+                #expect(left.warnings == right.warnings, "\(step)")
+            case (.failure(let left), .failure(let right)):
+                #expect(kind(left) == kind(right), "\(step): \(left) / \(right)")
+            default:
+                Issue.record("\(step): SQLite \(expected), PostgreSQL \(actual)")
+            }
+            let (sqliteTables, postgresTables) = (try dump(sqlite: sqlite), try dump(postgres: postgres))
+            #expect(sqliteTables.keys.sorted() == postgresTables.keys.sorted(), "\(step)")
+            for (table, rows) in sqliteTables.sorted(by: { $0.key < $1.key }) {
+                let other = postgresTables[table] ?? []
+                #expect(rows.count == other.count, "\(step): rows of \(table)")
+                if rows != other {
+                    let missing = rows.filter { !other.contains($0) }.prefix(3)
+                    let extra = other.filter { !rows.contains($0) }.prefix(3)
+                    Issue.record("\(step): \(table) differs; SQLite only: \(Array(missing)); PostgreSQL only: \(Array(extra))")
+                }
+            }
+        }
+    }
+
+    static func outcome(_ run: ConformanceRun, store: String) throws -> Result<ImportReport, ImportError> {
+        let importer = try run.yaml.map { try Importer(mapping: Mapping.parse(yaml: $0), store: store, options: run.options) }
+            ?? Importer(entity: "E", key: run.key, store: store, options: run.options)
+        do {
+            return .success(try importer.runBlocking(inputs: run.inputs))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The kind of an import error, without the store's own words.
+    static func kind(_ error: ImportError) -> String {
+        "\(error)".split(separator: ":").first.map(String.init) ?? ""
+    }
+
+    /// Every user table of a SQLite store: its rows, normalised, sorted.
+    static func dump(sqlite path: String) throws -> [String: [[String]]] {
+        let reader = StoreReader(path)
+        var tables: [String: [[String]]] = [:]
+        let names = reader.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '\\_sluice\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        for case let name? in names.map({ $0[0] }) {
+            let columns = reader.rows("SELECT name, type FROM pragma_table_info('\(name)') ORDER BY cid")
+            let selected = columns.map { column -> String in
+                let quoted = "\"\(column[0] ?? "")\""
+                return column[1] == "BLOB" ? "CASE WHEN \(quoted) IS NULL THEN NULL ELSE lower(hex(\(quoted))) END" : quoted
+            }
+            let rows = reader.rows("SELECT \(selected.joined(separator: ", ")) FROM \"\(name)\"")
+            tables[name] = normalised(rows, types: columns.map { $0[1] ?? "" }, names: columns.map { $0[0] ?? "" })
+        }
+        return tables
+    }
+
+    /// Every user table of a PostgreSQL database: its rows, normalised, sorted.
+    static func dump(postgres conninfo: String) throws -> [String: [[String]]] {
+        let reader = PostgresReader(conninfo)
+        var tables: [String: [[String]]] = [:]
+        let names = reader.rows(
+            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' AND relname NOT LIKE '\\_sluice\\_%'")
+        for case let name? in names.map({ $0[0] }) {
+            let columns = reader.rows(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(name)' ORDER BY ordinal_position")
+            let selected = columns.map { column -> String in
+                let quoted = "\"\(column[0] ?? "")\""
+                switch column[1] {
+                case "bytea": return "encode(\(quoted), 'hex')"
+                case "timestamp with time zone": return "to_char(\(quoted) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
+                case "boolean": return "\(quoted)::int"
+                default: return quoted
+                }
+            }
+            let rows = reader.rows("SELECT \(selected.joined(separator: ", ")) FROM \"\(name)\"")
+            tables[name] = normalised(rows, types: columns.map { $0[1] ?? "" }, names: columns.map { $0[0] ?? "" })
+        }
+        return tables
+    }
+
+    /// Values written the same way whichever store read them: numbers as
+    /// Swift prints them, times without trailing zeros, JSON with sorted
+    /// keys, created keys without their run's random token; rows sorted. Columns are named in each row, so that a column
+    /// order that differs does not count.
+    static func normalised(_ rows: [[String?]], types: [String], names: [String]) -> [[String]] {
+        let order = names.indices.sorted { names[$0] < names[$1] }
+        let doubles = types.map { $0 == "REAL" || $0 == "double precision" }
+        return rows.map { row in
+            order.map { index in
+                guard let value = row[index] else { return "\(names[index])=NULL" }
+                return "\(names[index])=\(normalised(value, double: doubles[index]))"
+            }
+        }.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    private static func normalised(_ value: String, double: Bool) -> String {
+        if double, let number = Double(value) { return number.description }
+        // The key a `keyless: create` row gets starts with a token random
+        // per run (`token:record:entity`).
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 3, (1...13).contains(parts[0].count), parts[0].allSatisfy({ $0.isLowercase || $0.isNumber }),
+            parts.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) })
+        {
+            return "*:\(parts[1]):\(parts[2])"
+        }
+        if value.count >= 10, value.dropFirst(4).first == "-", value.dropFirst(7).first == "-", value.count <= 32,
+            value.first?.isNumber == true
+        {
+            var text = value.replacingOccurrences(of: "T", with: " ")
+            if text.count == 10 { text += " 00:00:00" }
+            if text.contains(".") {
+                while text.last == "0" { text.removeLast() }
+                if text.last == "." { text.removeLast() }
+            }
+            return text
+        }
+        if value.first == "{" || value.first == "[",
+            let object = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed]),
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return value
+    }
+}
