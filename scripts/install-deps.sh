@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sluice builds and tests with (the C libraries'
-# -dev packages, the compression tools the tests use, sqlite3 for looking at
-# stores, GNU time for the memory-bound test). Needs root or sudo; does
+# -dev packages, libpq for PostgreSQL stores, the compression tools the tests
+# use, sqlite3 for looking at stores, GNU time for the memory-bound test, and
+# the PostgreSQL server the tests start in a temporary directory of their own). Needs root or sudo; does
 # nothing when everything is there.
 set -euo pipefail
-packages=(pkg-config libxml2-dev libyajl-dev libsqlite3-dev zlib1g-dev libbz2-dev libzstd-dev liblzma-dev
-          gzip bzip2 zstd xz-utils sqlite3 time)
+packages=(pkg-config libxml2-dev libyajl-dev libsqlite3-dev zlib1g-dev libbz2-dev libzstd-dev liblzma-dev libpq-dev
+          gzip bzip2 zstd xz-utils sqlite3 time postgresql postgresql-client)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -37,14 +37,21 @@ extension PostgresStore {
                 "INSERT INTO \(stage.before) SELECT \((0...width).map { "l.\(names[$0])" }.joined(separator: ", ")) FROM \(table) l "
                     + "JOIN \(stage.sources) u ON \(sourceMatch("l", "u"))", "reading the links of \(table)")
         }
-        // Sources whose stored links differ from the batch's lose them all.
-        let storedColumns = names.map { "x.\($0)" }.joined(separator: ", ")
-        let differs = "EXISTS (SELECT \(storedColumns) FROM \(table) x WHERE \(sourceMatch("x", "u")) EXCEPT "
-            + "SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n WHERE \(storedMatchStaged(width, names, columns, "u", "n"))) OR "
-            + "EXISTS (SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n WHERE \(storedMatchStaged(width, names, columns, "u", "n")) EXCEPT "
-            + "SELECT \(storedColumns) FROM \(table) x WHERE \(sourceMatch("x", "u")))"
+        // Sources whose stored links differ from the batch's lose them all:
+        // the sources in the difference of the two sets of rows, taken both
+        // ways by hashing (a per-source EXCEPT read the staged rows once per
+        // source: 0.6 s per batch of 2,000 events).
+        let storedRows = "SELECT \(names.map { "x.\($0)" }.joined(separator: ", ")) FROM \(table) x JOIN \(stage.sources) u "
+            + "ON \(sourceMatch("x", "u")) WHERE u._unlink"
+        let stagedRows = "SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n JOIN \(stage.sources) u "
+            + "ON \(storedMatchStaged(width, names, columns, "u", "n")) WHERE u._unlink"
+        let sourceNames = (0..<width).map { names[$0] }.joined(separator: ", ")
         let removed = try connection.execute(
-            "WITH d AS (DELETE FROM \(table) l USING \(stage.sources) u WHERE u._unlink AND \(sourceMatch("l", "u")) AND \(stands) AND (\(differs)) "
+            "WITH stored AS MATERIALIZED (\(storedRows)), staged AS MATERIALIZED (\(stagedRows)), "
+                + "changed AS (SELECT DISTINCT \(sourceNames) FROM ((SELECT * FROM stored EXCEPT SELECT * FROM staged) "
+                + "UNION ALL (SELECT * FROM staged EXCEPT SELECT * FROM stored)) diff), "
+                + "d AS (DELETE FROM \(table) l USING changed c, \(stage.sources) u WHERE "
+                + (0..<width).map { "l.\(names[$0]) = c.\(names[$0])" }.joined(separator: " AND ") + " AND \(sourceMatch("l", "u")) AND \(stands) "
                 + "RETURNING 1) SELECT count(*) FROM d", "unlinking \(table)").int(0, 0)
 
         // Then the rows that stand go in, unless the source keeps equal ones.

@@ -1,0 +1,210 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// The binary against a PostgreSQL server the tests start: a sync killed
+/// in each phase and resumed, a connection lost mid-run and resumed, four
+/// importers at once, the server's errors, and `sluice status`.
+@Suite(.serialized, .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
+struct PostgresCLITests {
+    let mapping = TestPaths.file("sync.yml", """
+        entities:
+          Event:
+            records: $
+            key: id
+            attributes: {id: integer, kind: string, score: integer}
+            relationships:
+              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
+          Tag:
+            key: name
+            attributes: {name: string}
+        """)
+
+    let all = SyncCrashTests.events(Array(1...60_000), name: "all.jsonl")
+    let third = SyncCrashTests.events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")
+
+    func dump(_ database: String) -> [[[String?]]] {
+        let reader = PostgresReader(database)
+        return ["Event", "Event_tags", "Tag"].map { reader.rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") }
+    }
+
+    func statuses(_ database: String) -> [String] {
+        PostgresReader(database).rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
+    }
+
+    /// The last statement of each other session on `database`.
+    func sessions(_ server: PostgresTestServer, _ database: String) -> [String] {
+        let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? ""
+        return PostgresReader(server.conninfo()).rows(
+            "SELECT coalesce(query, '') FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+        ).map { $0[0] ?? "" }
+    }
+
+    /// Waits until no session of a killed importer is left on `database`
+    /// (its server process ends once it notices the client is gone).
+    func waitForIdle(_ server: PostgresTestServer, _ database: String) {
+        let deadline = Date().addingTimeInterval(30)
+        while !sessions(server, database).isEmpty && Date() < deadline { usleep(10_000) }
+    }
+
+    /// Runs `arguments` and kills the process with SIGKILL once `ready`
+    /// says so (polled every 2 ms) or after `timeout` seconds; returns
+    /// whether it was killed before it finished.
+    func killed(_ arguments: [String], timeout: Double = 60, when ready: () -> Bool) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sluice)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline && !ready() { usleep(2_000) }
+        var wasKilled = false
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            wasKilled = true
+        }
+        process.waitUntilExit()
+        return wasKilled && process.terminationReason == .uncaughtSignal
+    }
+
+    /// A nightly sync with delete-missing, killed while reading, while
+    /// applying, while sweeping and while counting dangling links, then
+    /// resumed: each ends in the database an uninterrupted sync gives.
+    @Test(arguments: ["key", "input"]) func killedInEveryPhaseResumesToTheSameDatabase(order: String) throws {
+        let server = try PostgresTestServer.require()
+        let reference = try server.newDatabase()
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", reference, all]).status == 0)
+        let sync = ["import", "--mapping", mapping, "--order", order, "--batch-rows", "2000", "--delete-missing", third]
+        let clean = try runCommand(sluice, sync + ["--into", reference])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let expected = dump(reference)
+        #expect(expected[0].count == 20_000)
+
+        let phases: [(name: String, reached: (String) -> Bool)] = [
+            ("reading", { _ in true }),
+            ("applying", { $0.hasPrefix("WITH w AS (INSERT") || $0.hasPrefix("COPY") }),
+            ("deleting", { $0.hasPrefix("WITH gone AS (DELETE FROM \"Event\" t WHERE NOT EXISTS") }),
+            ("checking", { $0.hasPrefix("SELECT coalesce(sum(n), 0)") || $0.hasPrefix("SELECT count(*) FROM \"Event\" s") }),
+        ]
+        var killedPhases: [String] = []
+        for phase in phases {
+            let database = try server.newDatabase()
+            #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
+            if try killed(sync + ["--into", database], when: { sessions(server, database).contains(where: phase.reached) }) {
+                killedPhases.append(phase.name)
+            }
+            waitForIdle(server, database)
+            let resumed = try runCommand(sluice, sync + ["--into", database, "--resume"])
+            #expect(resumed.status == 0, "\(phase.name): \(resumed.stderr)")
+            #expect(dump(database) == expected, "killed while \(phase.name): the resumed database differs")
+            let runs = statuses(database)
+            #expect(runs.last == "completed", "\(phase.name): \(runs)")
+            #expect(runs.allSatisfy { $0 == "completed" || $0 == "interrupted" }, "\(phase.name): \(runs)")
+            #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
+        }
+        #expect(killedPhases.count >= 3, "killed only while \(killedPhases)")
+    }
+
+    /// The server ends the importer's session mid-run (a restart, a
+    /// failover): the run fails naming the server's message, keeps what it
+    /// committed, and `--resume` ends where an uninterrupted run would.
+    @Test func aLostConnectionFailsCleanlyAndResumes() throws {
+        let server = try PostgresTestServer.require()
+        let reference = try server.newDatabase()
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", reference, all]).status == 0)
+        let expected = dump(reference)
+
+        let database = try server.newDatabase()
+        let arguments = ["import", "--mapping", mapping, "--into", database, "--order", "input", "--batch-rows", "300", all]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sluice)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? ""
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline && (Int(PostgresReader(database).value("SELECT count(*) FROM \"Event\"") ?? "") ?? 0) < 3_000 {
+            usleep(2_000)
+        }
+        let terminated = PostgresReader(server.conninfo()).value(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()) t")
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(terminated != "0")
+        #expect(process.terminationStatus != 0, "the run succeeded after losing its connection")
+        #expect(stderr.contains("terminating connection") || stderr.contains("server closed the connection"), "\(stderr)")
+        #expect(!stderr.contains("Fatal error"), "\(stderr)")
+        let committed = Int(PostgresReader(database).value("SELECT count(*) FROM \"Event\"") ?? "") ?? 0
+        #expect(committed >= 3_000)
+
+        waitForIdle(server, database)
+        let resumed = try runCommand(sluice, arguments + ["--resume"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(dump(database) == expected)
+    }
+
+    /// Four importers of disjoint quarters at once, sharing tags: none
+    /// deadlocks or fails, no key is stored twice, and the database equals
+    /// one import of the whole.
+    @Test func fourImportersAtOnceGiveTheSameDatabase() throws {
+        let server = try PostgresTestServer.require()
+        let reference = try server.newDatabase()
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", reference, all]).status == 0)
+        let expected = dump(reference)
+
+        let database = try server.newDatabase()
+        let quarters = (0..<4).map { quarter in
+            SyncCrashTests.events((1...60_000).filter { $0 % 4 == quarter }, name: "quarter\(quarter).jsonl")
+        }
+        let processes = try quarters.map { file -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sluice)
+            process.arguments = ["import", "--mapping", mapping, "--into", database, "--batch-rows", "1000", file]
+            let errors = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            return (process, errors)
+        }
+        for (process, errors) in processes {
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(stderr)")
+        }
+        #expect(dump(database) == expected)
+        #expect(statuses(database) == ["completed", "completed", "completed", "completed"])
+    }
+
+    /// A constraint of the user's own rejects a row: the error names the
+    /// server's message, its SQLSTATE and the statement; nothing of the
+    /// failed batch stays.
+    @Test func serverErrorsNameTheirSQLStateAndStatement() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        _ = PostgresReader(database).rows(#"CREATE TABLE "Event" (id bigint PRIMARY KEY, kind text, score bigint CHECK (score < 100))"#)
+        let input = TestPaths.file("bad.jsonl", #"{"id": 1, "kind": "a", "score": 5}"# + "\n" + #"{"id": 2, "kind": "b", "score": 500}"# + "\n")
+        let result = try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, input])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("SQLSTATE 23514"), "\(result.stderr)")
+        #expect(result.stderr.contains("violates check constraint"), "\(result.stderr)")
+        #expect(result.stderr.contains(#"INSERT INTO "Event""#), "\(result.stderr)")
+        #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "0")
+        #expect(statuses(database) == ["failed"])
+    }
+
+    @Test func statusReadsTheDatabase() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let input = TestPaths.file("two.jsonl", #"{"id": 1, "tags": ["a"]}"# + "\n" + #"{"id": 2, "tags": ["a", "b"]}"# + "\n")
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, input]).status == 0)
+        let status = try runCommand(sluice, ["status", database])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("Event: 2 rows"), "\(status.stdout)")
+        #expect(status.stdout.contains("Event_tags: 3 rows"), "\(status.stdout)")
+        #expect(status.stdout.contains("completed"), "\(status.stdout)")
+        #expect(status.stdout.contains("two.jsonl: 2 records"), "\(status.stdout)")
+    }
+}
