@@ -22,6 +22,10 @@ extension PostgresStore {
         let columns = linkColumns(link)
         let width = link.sourceColumns.count
         try copyLinks(rows, sources, link, columns, stage)
+        // Without statistics the planner takes a temporary table for large
+        // and joins it to the whole link table: 200,000 events took 16 s
+        // against 8 s with them.
+        try connection.execute("ANALYZE \(stage.rows), \(stage.sources)", "analysing the staged links of \(pgQuoted(link.name))")
 
         let table = pgQuoted(link.name)
         let names = columns.map { pgQuoted($0.name) }
@@ -41,12 +45,28 @@ extension PostgresStore {
         // the sources in the difference of the two sets of rows, taken both
         // ways by hashing (a per-source EXCEPT read the staged rows once per
         // source: 0.6 s per batch of 2,000 events).
+        // The batch's sources as a range of the first key column too: the
+        // key-ordered apply's batches are ranges, and the planner then
+        // reads them by the link table's key instead of joining the whole
+        // table (a batch of 1,900 events against 500,000 links: 55 → 10 ms).
+        let firstSource = columns[0].type.fromStaging("r.c0")
+        let range = "x.\(names[0]) BETWEEN (SELECT min(\(firstSource)) FROM \(stage.sources) r) AND (SELECT max(\(firstSource)) FROM \(stage.sources) r)"
         let storedRows = "SELECT \(names.map { "x.\($0)" }.joined(separator: ", ")) FROM \(table) x JOIN \(stage.sources) u "
-            + "ON \(sourceMatch("x", "u")) WHERE u._unlink"
+            + "ON \(sourceMatch("x", "u")) WHERE u._unlink AND \(range)"
         let stagedRows = "SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n JOIN \(stage.sources) u "
             + "ON \(storedMatchStaged(width, names, columns, "u", "n")) WHERE u._unlink"
         let sourceNames = (0..<width).map { names[$0] }.joined(separator: ", ")
-        let removed = try connection.execute(
+        // A batch whose sources all sort after the stored ones (the
+        // key-ordered apply into a table it fills) has nothing to compare:
+        // one descent of the link table's key says so.
+        let stored = (0..<width).map { "x.\(names[$0])" }
+        let first = (0..<width).map { columns[$0].type.fromStaging("u.c\($0)") }
+        let follows = try connection.strings(
+            "SELECT coalesce((SELECT ROW(\(stored.joined(separator: ", "))) FROM \(table) x ORDER BY "
+                + "\(stored.map { "\($0) DESC" }.joined(separator: ", ")) LIMIT 1) < (SELECT ROW(\(first.joined(separator: ", "))) "
+                + "FROM \(stage.sources) u ORDER BY \(first.joined(separator: ", ")) LIMIT 1), true)",
+            "comparing the sources of \(table) with the stored ones").first == "t"
+        let removed = follows ? 0 : try connection.execute(
             "WITH stored AS MATERIALIZED (\(storedRows)), staged AS MATERIALIZED (\(stagedRows)), "
                 + "changed AS (SELECT DISTINCT \(sourceNames) FROM ((SELECT * FROM stored EXCEPT SELECT * FROM staged) "
                 + "UNION ALL (SELECT * FROM staged EXCEPT SELECT * FROM stored)) diff), "
@@ -55,7 +75,8 @@ extension PostgresStore {
                 + "RETURNING 1) SELECT count(*) FROM d", "unlinking \(table)").int(0, 0)
 
         // Then the rows that stand go in, unless the source keeps equal ones.
-        var conditions = [stands, "(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))"]
+        var conditions = [stands]
+        if !follows { conditions.append("(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))") }
         let storedTargetsOnly = !link.missingIsExplicit && link.choices.isEmpty
             && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
         if storedTargetsOnly {

@@ -38,6 +38,12 @@ extension PostgresStore {
         }
         let stage = try stageTable(table)
         try copyRows(rows, order, groups, into: stage, table)
+        // The statements that join the staged rows to the table need the
+        // staging table's statistics (see ``applyLinks(_:_:)``); the merge
+        // reads it once in order and does not.
+        if deletions > 0 || mode == .updateOnly {
+            try connection.execute("ANALYZE \(stage)", "analysing the staged rows of \(pgQuoted(table.schema.name))")
+        }
         var counts = EntityCounts()
         if deletions > 0 { counts.deleted = try deleteStaged(stage, table) }
         for (group, mask) in masks.enumerated() {
