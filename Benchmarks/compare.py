@@ -3,7 +3,7 @@
 workload, and writes the results as JSON, a Markdown table and a plot.
 
   Benchmarks/compare.py [--records 200000] [--runs 3] [--work DIR] [--out DIR]
-                        [--peers] [--no-formats] [--timeout 600]
+                        [--peers] [--no-formats] [--timeout 600] [--postgres]
 
 Everything comes from this repository or is installed by the script:
   - the data: Benchmarks/events.py writes N events (shuffled integer keys, a
@@ -17,6 +17,10 @@ Everything comes from this repository or is installed by the script:
     sqlite-utils (insert/upsert --nl --pk id), an ijson + sqlite3 loader,
     DuckDB (read_json + keyed upsert) and dlt (write_disposition="merge")
     into DuckDB and into SQLite; matplotlib draws the plot either way.
+
+With --postgres it then runs Benchmarks/postgres.py with the same records,
+runs and directories: sluice into a PostgreSQL server of its own beside the
+psql reference (postgres.md and postgres.json in the results).
 
 Three cases: a first load into a new store, the unchanged file again, the
 update file applied to the first load's store. Each round runs every tool
@@ -314,6 +318,7 @@ def main():
     ap.add_argument("--peers", action="store_true", help="also run the peers, installed by pip into WORK/venv")
     ap.add_argument("--no-formats", action="store_true", help="skip sluice on the JSON array and XML forms")
     ap.add_argument("--timeout", type=float, default=600, help="seconds before a run is stopped")
+    ap.add_argument("--postgres", action="store_true", help="then run Benchmarks/postgres.py (sluice into PostgreSQL)")
     a = ap.parse_args()
     work = os.path.abspath(a.work)
     out = os.path.abspath(a.out or os.path.join(work, "results"))
@@ -334,6 +339,9 @@ def main():
                     json.dumps(CASES), os.path.join(out, "results")], check=True)
     print(table)
     print("written: %s/results.{json,md,png,svg}" % out)
+    if a.postgres:
+        subprocess.run([sys.executable, os.path.join(BENCHMARKS, "postgres.py"), "--records", str(a.records), "--runs", str(a.runs),
+                        "--work", work, "--out", out], check=True)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ at the end. Cases, each on a new database (the second and third start from
 a copy of the first load's):
   - first load, the unchanged file again, the update file (N/10 changed,
     N/10 new) for sluice, for the reference, and for sluice into SQLite;
-  - four sluice processes at once, each importing a quarter of the file
-    (disjoint keys, shared actors and tags), against one of the whole.
+  - four sluice processes at once, each importing a quarter of the file's
+    key range (disjoint keys, shared actors and tags), against one of the
+    whole.
 The reference is psql: `\\copy` of the JSON Lines into a jsonb staging
 table, then one `INSERT … SELECT … ON CONFLICT (key) DO UPDATE … WHERE …
 IS DISTINCT FROM` per table and the same link-table diff sluice makes, in
@@ -156,12 +157,17 @@ def main():
     data, _ = compare.setup(a, work)
     server = Server(os.path.join(work, "postgres"))
     files = {"first": "base.jsonl", "again": "base.jsonl", "update": "base.update.jsonl"}
-    quarters = [os.path.join(data, "quarter%d.jsonl" % q) for q in range(4)]
+    # Quarters of the key range (as dumps split by time or id range are),
+    # each in the file's order.
+    quarters = [os.path.join(data, "range-quarter%d.jsonl" % q) for q in range(4)]
     if not all(os.path.exists(q) for q in quarters):
+        with open(os.path.join(data, "base.jsonl")) as f:
+            ids = sorted(int(json.loads(line)["id"]) for line in f)
+        bounds = [ids[len(ids) * q // 4] for q in range(1, 4)]
         outputs = [open(q, "w") for q in quarters]
         with open(os.path.join(data, "base.jsonl")) as f:
             for line in f:
-                outputs[int(json.loads(line)["id"]) % 4].write(line)
+                outputs[sum(int(json.loads(line)["id"]) >= b for b in bounds)].write(line)
         for o in outputs:
             o.close()
     results = {}

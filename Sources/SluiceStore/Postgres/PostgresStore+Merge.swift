@@ -58,7 +58,9 @@ extension PostgresStore {
     /// type. Made again when the table gained columns.
     private func stageTable(_ table: Table) throws(StoreError) -> String {
         if let stage = table.stage, table.stageColumns == table.schema.columns.count {
-            try connection.execute("TRUNCATE \(stage)", "emptying the staging table of \(pgQuoted(table.schema.name))")
+            if !stagedInTransaction.insert(stage).inserted {
+                try connection.execute("TRUNCATE \(stage)", "emptying the staging table of \(pgQuoted(table.schema.name))")
+            }
             return stage
         }
         if let old = table.stage { try connection.execute("DROP TABLE \(old)", "dropping a staging table") }
@@ -66,10 +68,11 @@ extension PostgresStore {
         let stage = pgQuoted("_sluice_stage_\(stagingTables)")
         let columns = table.types.enumerated().map { "c\($0.offset) \($0.element.staging)" }
         try connection.execute(
-            "CREATE TEMP TABLE \(stage) (_group bigint NOT NULL\(columns.map { ", " + $0 }.joined()))",
+            "CREATE TEMP TABLE \(stage) (_group bigint NOT NULL\(columns.map { ", " + $0 }.joined())) \(Self.emptiedAtCommit)",
             "making the staging table of \(pgQuoted(table.schema.name))")
         table.stage = stage
         table.stageColumns = table.schema.columns.count
+        stagedInTransaction.insert(stage)
         return stage
     }
 

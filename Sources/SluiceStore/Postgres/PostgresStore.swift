@@ -28,6 +28,14 @@ package final class PostgresStore: ImportStore {
     package var shouldAbort: (@Sendable () -> Bool)?
     /// Numbers the temporary staging tables this connection made.
     var stagingTables = 0
+    /// The staging tables filled in the open transaction: one filled again
+    /// is emptied first; the others are empty, since each commit or
+    /// rollback empties them (``emptiedAtCommit``).
+    var stagedInTransaction: Set<String> = []
+
+    /// How staging tables are made: emptied in place by each commit (one
+    /// `TRUNCATE` per batch gave each a new file, 0.7 ms a batch).
+    static let emptiedAtCommit = "ON COMMIT DELETE ROWS"
 
     /// Per entity table: its schema, column types and staging table.
     final class Table {
@@ -127,6 +135,7 @@ package final class PostgresStore: ImportStore {
 
     package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
         try connection.execute("BEGIN", "starting a batch transaction")
+        stagedInTransaction = []
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]
             var staged: [(TableSchema, Table)] = []
