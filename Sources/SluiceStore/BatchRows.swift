@@ -3,6 +3,12 @@
 /// What every store makes of a batch's rows before writing them: one row
 /// per key, and per source of a link table the link rows that stand.
 enum BatchRows {
+    /// Whether an update may write `column`: not a key column, and listed in
+    /// the entity's `overwrite` when it has one.
+    static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
+        !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
+    }
+
     /// Row indices sorted by key, one per key: several occurrences of a key
     /// are combined (``RowArena/onePerKey(_:keys:combining:)``), or in
     /// `replace` mode the last one is kept. O(n log n).

@@ -133,7 +133,7 @@ extension PostgresStore {
         // The columns an update writes: present ones, and under `replace`
         // the absent ones too (back to their default).
         let updated = schema.columns.indices.filter {
-            SQLiteStore.isUpdatable($0, schema) && (mask.contains($0) || mode == .replace)
+            BatchRows.isUpdatable($0, schema) && (mask.contains($0) || mode == .replace)
         }
         if mode == .updateOnly {
             let assignments = updated.map { column in

