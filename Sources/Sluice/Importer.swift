@@ -1,4 +1,5 @@
-/// Imports XML or JSON inputs into a SQLite store as a mapping says.
+/// Imports XML or JSON inputs into a SQLite store or a PostgreSQL database
+/// as a mapping says.
 ///
 /// ```swift
 /// let mapping = try Mapping.parse(yaml: text, file: "mapping.yml")
@@ -11,7 +12,9 @@
 /// whatever the input size. Batches commit one by one: a
 /// failure or a cancellation keeps what was committed before it.
 public struct Importer: Sendable {
-    /// The store's path.
+    /// The store: a SQLite file's path, or a PostgreSQL connection string
+    /// (`postgresql://…`, libpq's keyword form, or `postgresql:` for the
+    /// `PG*` environment variables).
     public let storePath: String
     /// The options every run uses.
     public let options: ImportOptions
@@ -22,9 +25,10 @@ public struct Importer: Sendable {
         case schemaless(entity: String, key: String)
     }
 
-    /// An importer for `mapping` into the store at `store` (created if
-    /// missing), running `hooks` (by entity name) for each record. Checks the
-    /// mapping; opens nothing yet.
+    /// An importer for `mapping` into the store at `store` (a SQLite file,
+    /// created if missing, or a PostgreSQL database, see ``storePath``),
+    /// running `hooks` (by entity name) for each record. Checks the mapping;
+    /// opens nothing yet.
     ///
     /// - Throws: ``ImportError/mapping(_:)`` when the mapping is invalid.
     public init(
