@@ -70,6 +70,7 @@ package final class PostgresStore: ImportStore {
         // `postgresql:` alone (no `//`) leaves everything to the PG* variables.
         self.conninfo = conninfo == "postgresql:" || conninfo == "postgres:" ? "" : conninfo
         connection = try PostgresConnection(self.conninfo)
+        try connection.commitAsynchronously()
         self.options = options
         try withSchemaLock("creating the checkpoint table") { () throws(StoreError) in
             try connection.execute(
