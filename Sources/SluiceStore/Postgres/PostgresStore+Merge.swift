@@ -160,15 +160,26 @@ extension PostgresStore {
             return counts
         }
         let conflict: String
+        var candidates = rows
         if mode == .insertOnly || updated.isEmpty {
             conflict = "DO NOTHING"
         } else {
             let columns = updated.map { pgQuoted(schema.columns[$0].name) }
             conflict = "DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) "
                 + "WHERE (\(columns.map { "t.\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(columns.map { "excluded.\($0)" }.joined(separator: ", ")))"
+            // Rows equal to the stored ones are left out before the upsert:
+            // ON CONFLICT DO UPDATE locks a conflicting row even when its
+            // WHERE is false, which dirties the page and writes WAL for
+            // every unchanged row (200,000 events again: 12 MB of WAL
+            // against 600 kB without those locks).
+            let new = updated.map {
+                mask.contains($0) ? table.types[$0].fromStaging("s.c\($0)") : Self.literal(schema.columns[$0].defaultValue, table.types[$0].sql)
+            }
+            candidates += " AND NOT EXISTS (SELECT 1 FROM \(target) u WHERE \(keyMatch(table, "u")) "
+                + "AND (\(columns.map { "u.\($0)" }.joined(separator: ", "))) IS NOT DISTINCT FROM (\(new.joined(separator: ", "))))"
         }
         let result = try connection.execute(
-            "WITH w AS (INSERT INTO \(target) AS t (\(names)) \(rows) ORDER BY \(stagedKey(table).joined(separator: ", ")) "
+            "WITH w AS (INSERT INTO \(target) AS t (\(names)) \(candidates) ORDER BY \(stagedKey(table).joined(separator: ", ")) "
                 + "ON CONFLICT (\(keyNames)) \(conflict) RETURNING (xmax = 0) AS new) "
                 + "SELECT count(*) FILTER (WHERE new), count(*) FILTER (WHERE NOT new) FROM w", action)
         counts.inserted = result.int(0, 0)
