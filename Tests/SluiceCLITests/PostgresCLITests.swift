@@ -47,27 +47,6 @@ struct PostgresCLITests {
         while !sessions(server, database).isEmpty && Date() < deadline { usleep(10_000) }
     }
 
-    /// Runs `arguments` and kills the process with SIGKILL once `ready`
-    /// says so (polled every 2 ms) or after `timeout` seconds; returns
-    /// whether it was killed before it finished.
-    func killed(_ arguments: [String], timeout: Double = 60, when ready: () -> Bool) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sluice)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline && !ready() { usleep(2_000) }
-        var wasKilled = false
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            wasKilled = true
-        }
-        process.waitUntilExit()
-        return wasKilled && process.terminationReason == .uncaughtSignal
-    }
-
     /// A nightly sync with delete-missing, killed while reading, while
     /// applying, while sweeping and while counting dangling links, then
     /// resumed: each ends in the database an uninterrupted sync gives.
@@ -91,7 +70,7 @@ struct PostgresCLITests {
         for phase in phases {
             let database = try server.newDatabase()
             #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
-            if try killed(sync + ["--into", database], when: { sessions(server, database).contains(where: phase.reached) }) {
+            if try SyncCrashTests.killed(sync + ["--into", database], when: { sessions(server, database).contains(where: phase.reached) }) {
                 killedPhases.append(phase.name)
             }
             waitForIdle(server, database)

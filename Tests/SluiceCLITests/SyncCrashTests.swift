@@ -43,7 +43,7 @@ import Testing
     /// Runs `arguments` and kills the process with SIGKILL once `ready`
     /// says so (polled every millisecond) or after `timeout` seconds;
     /// returns whether it was killed before it finished.
-    func killed(_ arguments: [String], timeout: Double = 60, when ready: () -> Bool) throws -> Bool {
+    static func killed(_ arguments: [String], timeout: Double = 60, when ready: () -> Bool) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sluice)
         process.arguments = arguments
@@ -81,7 +81,7 @@ import Testing
         for attempt in 0..<4 where killedMidSweep < 2 {
             let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
             try FileManager.default.copyItem(atPath: base, toPath: store)
-            let wasKilled = try killed(sync + ["--into", store]) { StoreReader(store).count("Event") < 60_000 }
+            let wasKilled = try Self.killed(sync + ["--into", store]) { StoreReader(store).count("Event") < 60_000 }
             let left = StoreReader(store).count("Event")
             if wasKilled && left > 20_000 && left < 60_000 { killedMidSweep += 1 }
             let resumed = try runCommand(sluice, sync + ["--into", store, "--resume"])
@@ -131,7 +131,7 @@ import Testing
         for attempt in 0..<22 {
             let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
             let stop = Date().addingTimeInterval(duration * Double.random(in: 0.05...0.95, using: &generator))
-            let wasKilled = try killed(arguments + ["--into", store]) {
+            let wasKilled = try Self.killed(arguments + ["--into", store]) {
                 attempt % 4 == 0 ? StoreReader(store).count("Event") > 0 : Date() >= stop
             }
             if wasKilled && StoreReader(store).count("Event") > 0 { killedAfterCommit += 1 }
