@@ -7,18 +7,7 @@ import Testing
 /// importers at once, the server's errors, and `sluice status`.
 @Suite(.serialized, .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
 struct PostgresCLITests {
-    let mapping = TestPaths.file("sync.yml", """
-        entities:
-          Event:
-            records: $
-            key: id
-            attributes: {id: integer, kind: string, score: integer}
-            relationships:
-              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
-          Tag:
-            key: name
-            attributes: {name: string}
-        """)
+    let mapping = SyncCrashTests.syncMapping
 
     let all = SyncCrashTests.events(Array(1...60_000), name: "all.jsonl")
     let third = SyncCrashTests.events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")

@@ -5,7 +5,9 @@ import Testing
 /// Second runs, resumed runs and zero-config runs of the nightly sync, by
 /// the binary: each must end in the store an uninterrupted run gives.
 @Suite(.serialized) struct SyncCrashTests {
-    let mapping = TestPaths.file("sync.yml", """
+    /// The sync mapping: events with tag links and tag stubs (also the
+    /// PostgreSQL tests').
+    static let syncMapping = TestPaths.file("sync.yml", """
         entities:
           Event:
             records: $
@@ -17,6 +19,7 @@ import Testing
             key: name
             attributes: {name: string}
         """)
+    let mapping = SyncCrashTests.syncMapping
 
     /// Events with shuffled integer keys from `ids`, two or three tags each.
     static func events(_ ids: [Int], name: String) -> String {
