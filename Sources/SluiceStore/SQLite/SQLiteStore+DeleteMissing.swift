@@ -207,6 +207,7 @@ struct SweepStatements {
     func chunkEnd(from lower: Int64) throws(StoreError) -> Int64 {
         chunkEnd.reset()
         chunkEnd.bind(1, lower)
+        defer { chunkEnd.rewind() }
         return try chunkEnd.step("finding the next rows of \(table) to sweep") ? chunkEnd.int64(0) : Int64.max
     }
 

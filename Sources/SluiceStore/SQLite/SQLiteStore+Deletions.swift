@@ -58,6 +58,9 @@ extension SQLiteStore {
         }
         guard let statement = table.keyExists else { return false }
         statement.reset()
+        // A statement left on its row keeps its table busy: a DROP INDEX on
+        // the same connection then fails with SQLITE_LOCKED.
+        defer { statement.rewind() }
         for (position, cell) in cells.enumerated() { bind(statement.handle, Int32(position + 1), rows[row, cell], bytes) }
         return try statement.step("looking for a key in \(quoted(name))")
     }
