@@ -25,6 +25,11 @@ public struct ImportOptions: Sendable, Equatable {
     /// changed since (size, modification time, first MiB) or is standard
     /// input.
     public var resume = false
+    /// The command that would continue this run with ``resume``, should it
+    /// stop: the ledger keeps it, and ``Status`` gives it with a run whose
+    /// process died (`sluice status` prints it). The CLI records its own
+    /// command line with `--resume`; `nil` records none.
+    public var resumeCommand: String?
     /// Let delete-missing empty an entity of which the run saw no record at
     /// all (by default such an entity is left alone and a warning given).
     public var allowEmptyDelete = false

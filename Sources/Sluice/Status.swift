@@ -1,7 +1,10 @@
 /// Reads what a store holds and its run ledger.
 public enum Status {
     /// The tables, runs and checkpoints of the store at `store` (a SQLite
-    /// file, or a PostgreSQL connection string), read-only.
+    /// file, or a PostgreSQL connection string), read-only. A run recorded as
+    /// running whose process (in PostgreSQL, whose server session) is gone
+    /// is given as `interrupted`; one whose process cannot be checked from
+    /// here says why in ``RunRecord/unverified``.
     ///
     /// - Throws: ``ImportError/input(_:)`` when the store does not exist,
     ///   ``ImportError/store(_:)`` when it cannot be read.
@@ -23,5 +26,11 @@ public enum Status {
         } catch {
             throw .store(error)
         }
+    }
+
+    /// `store` as it may be shown or recorded: the password of a PostgreSQL
+    /// connection string, if any, replaced by `***`; a SQLite path as it is.
+    public static func masked(store: String) -> String {
+        PostgresStore.isTarget(store) ? PostgresStore.masked(store) : store
     }
 }

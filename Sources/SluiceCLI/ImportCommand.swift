@@ -160,6 +160,8 @@ struct ImportCommand: ParsableCommand {
         options.store.deleteMissing = deleteMissing
         options.allowEmptyDelete = allowEmptyDelete
         options.resume = resume
+        options.resumeCommand = ResumeCommand.line(
+            arguments: CommandLine.arguments, directory: FileManager.default.currentDirectoryPath, store: into)
         options.chunkSize = chunkSize
         options.order = order
         options.sort.memoryBytes = sortMib << 20

@@ -5,12 +5,12 @@ import Sluice
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show a store's tables, its run ledger (started, completed, failed with the error) and its checkpoints.")
+        abstract: "Show a store's tables, its run ledger (running, completed, failed with the error, interrupted with the command that resumes it) and its checkpoints.")
 
     @Option(help: "How many runs to show, newest first.")
     var runs = 10
 
-    @Argument(help: "The SQLite store.")
+    @Argument(help: "The store: a SQLite file or a PostgreSQL database.")
     var store: String
 
     func run() throws {
@@ -24,10 +24,15 @@ struct StatusCommand: ParsableCommand {
         for table in status.tables { print("  \(table.name): \(table.rows) rows") }
         print("runs:")
         if status.runs.isEmpty { print("  none recorded") }
-        for run in status.runs.prefix(runs) {
+        for (index, run) in status.runs.prefix(runs).enumerated() {
             let inputs = run.inputs.split(separator: "\n").joined(separator: ", ")
             print("  #\(run.id) \(run.status) started \(run.started)" + (run.finished.map { ", finished \($0)" } ?? ""))
+            if let unverified = run.unverified { print("     \(unverified)") }
             print("     inputs: \(inputs)")
+            // How to go on, unless a later run of the same inputs did (a resume, or a run anew).
+            if run.status == "interrupted" || run.status == "cancelled", !status.runs[..<index].contains(where: { $0.inputs == run.inputs }) {
+                print("     to resume: \(run.resumeCommand ?? "run the same import command again with --resume")")
+            }
             if let records = run.records { print("     records: \(records)") }
             if let error = run.error { print("     error: \(error)") }
         }

@@ -34,8 +34,11 @@ package protocol ImportStore: AnyObject {
     /// After the last batch of a link table ``beginBulkLinks(_:)`` took.
     func endBulkLinks(_ link: LinkSchema) throws(StoreError)
 
-    /// Records a run of `inputs` in the ledger as running; returns its id.
-    func beginRun(inputs: [String]) throws(StoreError) -> Int64
+    /// Records a run of `inputs` in the ledger as running, with what tells
+    /// whether its process is alive and `resumeCommand` (shown should it die);
+    /// marks `interrupted` the runs recorded as running whose process died.
+    /// Returns the run's id.
+    func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64
     /// Records how run `id` ended (`completed`, `failed`, `cancelled`).
     func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
     /// Forgets the checkpoints of `inputs` (a run that does not resume).

@@ -33,7 +33,7 @@ package final class NullStore: ImportStore {
 
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool { false }
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {}
-    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 { 0 }
+    package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 { 0 }
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {}
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {}
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }

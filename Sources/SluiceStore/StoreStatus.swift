@@ -6,8 +6,9 @@ public struct RunRecord: Sendable, Equatable {
     public var started: String
     /// `nil` while running, or when the process died.
     public var finished: String?
-    /// `running`, `completed`, `failed`, `cancelled`, or `interrupted` (found
-    /// still running by a later run: the process died).
+    /// `running`, `completed`, `failed`, `cancelled`, or `interrupted`: the
+    /// run's process (or, in PostgreSQL, its server session) died, found so
+    /// by a later run or when the ledger is read.
     public var status: String
     /// The inputs, as given.
     public var inputs: String
@@ -17,6 +18,14 @@ public struct RunRecord: Sendable, Equatable {
     public var counts: String?
     /// The error and its location, for failed runs.
     public var error: String?
+    /// The command that continues the run with `--resume`, as the program
+    /// that started it recorded it (``ImportOptions/resumeCommand``); nil
+    /// when it recorded none.
+    public var resumeCommand: String? = nil
+    /// For a run shown as `running` whose process sluice cannot check (it
+    /// runs on another host, or an older sluice recorded it): why. Nil when
+    /// its process was found alive, and for every other status.
+    public var unverified: String? = nil
 }
 
 /// What `sluice status` shows of a store.

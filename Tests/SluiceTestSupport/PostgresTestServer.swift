@@ -36,6 +36,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     private let lock = NSLock()
     private var databases = 0
 
+    private let data: String
+    private let settings: String
+
+    /// Starts a server in a new temporary directory.
     private init() throws {
         guard let binaries = Self.findBinaries() else {
             throw PostgresUnavailable(reason: "no initdb and pg_ctl (install Debian's postgresql package, or set SLUICE_PG_BIN)")
@@ -52,13 +56,33 @@ public final class PostgresTestServer: @unchecked Sendable {
         } else {
             runAs = []
         }
-        let data = directory.appendingPathComponent("data").path
-        try run(["\(binaries)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], "initdb")
-        let settings = "-k \(directory.path) -c listen_addresses='' -p \(Self.port) -c fsync=off -c synchronous_commit=off "
+        data = directory.appendingPathComponent("data").path
+        settings = "-k \(directory.path) -c listen_addresses='' -p \(Self.port) -c fsync=off -c synchronous_commit=off "
             + "-c full_page_writes=off -c max_connections=200"
+        try run(["\(binaries)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], "initdb")
+        try start()
+        StopAtExit.shared.add(runAs + ["\(binaries)/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"])
+    }
+
+    /// A server of the caller's own, which it may crash and start again
+    /// (``crash()``, ``start()``) without disturbing the tests that share
+    /// ``shared``; ``crash()`` it when done. initdb and a start: about a
+    /// second.
+    public static func makePrivate() throws -> PostgresTestServer {
+        try PostgresTestServer()
+    }
+
+    /// Starts the server and waits until it takes connections (after a
+    /// crash: once its recovery has replayed the WAL).
+    public func start() throws {
         try run(["\(binaries)/pg_ctl", "-D", data, "-l", directory.appendingPathComponent("log").path, "-o", settings, "-w", "start"], "pg_ctl start")
-        let stop = runAs + ["\(binaries)/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"]
-        StopAtExit.shared.add(stop)
+    }
+
+    /// Stops the server as a crash would (`pg_ctl stop -m immediate`: every
+    /// server process quits at once, nothing is flushed or checkpointed; the
+    /// next start recovers from the WAL).
+    public func crash() throws {
+        try run(["\(binaries)/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"], "pg_ctl stop")
     }
 
     /// The port in the socket's name (no TCP port is opened).
@@ -143,8 +167,9 @@ final class StopAtExit: @unchecked Sendable {
 }
 
 /// Runs `command` (an absolute path and its arguments) with standard input
-/// from /dev/null and its output appended to `output`; returns its wait
-/// status, or -1 when it could not start.
+/// from /dev/null, its output appended to `output` and no other descriptor
+/// of the test process; returns its wait status, or -1 when it could not
+/// start.
 func spawnAndWait(_ command: [String], output: String) -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -152,6 +177,13 @@ func spawnAndWait(_ command: [String], output: String) -> Int32 {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else of the test process: a server started mid-run would hold
+    // other tests' pipes open (a child's standard input never ending).
+    // glibc 2.34's call, which Swift's Glibc module does not declare.
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    if let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+        _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
+    }
     var arguments = command.map { strdup($0) } + [nil]
     defer { for argument in arguments { free(argument) } }
     var pid: pid_t = 0

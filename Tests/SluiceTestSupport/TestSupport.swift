@@ -81,9 +81,10 @@ final class TemporaryDirectories: @unchecked Sendable {
 public final class StoreReader {
     private var db: OpaquePointer?
 
-    /// Opens the store at `path` read-only.
-    public init(_ path: String) {
-        sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
+    /// Opens the store at `path` read-only, or when `writable` for writing
+    /// too (creating it), to set up a store as another program left it.
+    public init(_ path: String, writable: Bool = false) {
+        sqlite3_open_v2(path, &db, writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY, nil)
     }
 
     deinit { sqlite3_close_v2(db) }

@@ -88,7 +88,7 @@ final class ImportPipeline {
             }
             // A table still waiting for its first record is made with its first batch.
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
-            runID = try store.beginRun(inputs: inputs.map(\.name))
+            runID = try store.beginRun(inputs: inputs.map(\.name), resumeCommand: options.resumeCommand)
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
         } catch {

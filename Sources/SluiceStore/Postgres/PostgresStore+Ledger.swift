@@ -3,28 +3,70 @@ import SluiceRecords
 /// The run ledger, `sluice status` and the count of dangling links, in
 /// PostgreSQL.
 extension PostgresStore {
+    /// The ledger. Its ids are the greatest id plus one, taken under the
+    /// table's lock (``beginRun(inputs:resumeCommand:)``), not from a
+    /// sequence: a database created from a template (PostgreSQL 15's
+    /// `WAL_LOG` strategy) copies the template's sequence page with values
+    /// it had cached but not logged, and after a crash the sequence came
+    /// back behind the ledger's rows (the next run failed on a duplicate
+    /// key). Ledgers an older sluice made keep their `bigserial` default,
+    /// unused.
     private static let ledgerSchema = """
         CREATE TABLE IF NOT EXISTS _sluice_runs (
-          id bigserial PRIMARY KEY, started timestamptz NOT NULL, finished timestamptz, status text NOT NULL,
+          id bigint PRIMARY KEY, started timestamptz NOT NULL, finished timestamptz, status text NOT NULL,
           inputs text NOT NULL, records bigint, counts text, error text, backend integer)
         """
+    /// Columns later versions added to the ledger, added to a ledger an
+    /// older sluice made when a run begins: when the run's server process
+    /// started (with its pid, `backend`, what tells whether that session is
+    /// still the run's), and the command that resumes the run.
+    private static let addedColumns = [("backend_start", "timestamptz"), ("resume_command", "text")]
     private static func time(_ column: String) -> String { "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')" }
 
-    /// Records the start of a run; runs still marked running whose server
-    /// process is gone (their importer died) become `interrupted`, while
-    /// those of importers running now stay as they are.
-    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+    /// Whether the server session of ledger row `r` (its `backend` pid, and
+    /// `backendStart`, an expression for when it started) still exists: a
+    /// server restarted since, or a pid reused by a later session, is not
+    /// taken for it. A session of another role whose start this one may
+    /// not see counts by its pid alone.
+    private static func sessionAlive(backendStart: String) -> String {
+        "EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = r.backend "
+            + "AND (\(backendStart) IS NULL OR a.backend_start IS NULL OR a.backend_start = \(backendStart)))"
+    }
+
+    /// Records the start of a run with its server session and
+    /// `resumeCommand`; runs still marked running whose session is gone
+    /// (their importer or the server died) become `interrupted`, while
+    /// those of importers running now stay as they are. Holds the ledger's
+    /// lock (`SHARE ROW EXCLUSIVE`: readers go on, other importers' ledger
+    /// writes wait) for these two statements. Returns the run's id.
+    package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 {
         try withSchemaLock("creating the run ledger") { () throws(StoreError) in
             try connection.execute(Self.ledgerSchema, "creating the run ledger")
+            let present = Set(try connection.strings(
+                "SELECT attname FROM pg_attribute WHERE attrelid = '_sluice_runs'::regclass AND attnum > 0 AND NOT attisdropped",
+                "reading the run ledger").compactMap { $0 })
+            for (name, type) in Self.addedColumns where !present.contains(name) {
+                try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(name) \(type)", "adding \(name) to the run ledger")
+            }
         }
-        try connection.execute(
-            "UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running' "
-                + "AND backend IS DISTINCT FROM pg_backend_pid() AND backend NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)",
-            "updating the run ledger")
-        let id = try connection.strings(
-            "INSERT INTO _sluice_runs (started, status, inputs, backend) VALUES (clock_timestamp(), 'running', $1, pg_backend_pid()) RETURNING id",
-            "recording the run", [inputs.joined(separator: "\n")])
-        return Int64(id.first.flatMap { $0 } ?? "") ?? 0
+        let action = "recording the run"
+        try connection.execute("BEGIN", action)
+        do throws(StoreError) {
+            try connection.execute("LOCK TABLE _sluice_runs IN SHARE ROW EXCLUSIVE MODE", action)
+            try connection.execute(
+                "UPDATE _sluice_runs r SET status = 'interrupted' WHERE status = 'running' AND NOT \(Self.sessionAlive(backendStart: "r.backend_start"))",
+                "updating the run ledger")
+            let id = try connection.strings(
+                "INSERT INTO _sluice_runs (id, started, status, inputs, backend, backend_start, resume_command) "
+                    + "SELECT coalesce(max(id), 0) + 1, clock_timestamp(), 'running', $1, pg_backend_pid(), "
+                    + "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), $2 FROM _sluice_runs RETURNING id",
+                action, [inputs.joined(separator: "\n"), resumeCommand])
+            try connection.execute("COMMIT", action)
+            return Int64(id.first.flatMap { $0 } ?? "") ?? 0
+        } catch {
+            _ = try? connection.execute("ROLLBACK", "rolling back")
+            throw error
+        }
     }
 
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
@@ -34,7 +76,8 @@ extension PostgresStore {
     }
 
     /// Reads the ledger, the checkpoints and the tables of the database
-    /// `conninfo` names without changing them.
+    /// `conninfo` names without changing them; a run recorded as running
+    /// whose server session is gone reads as `interrupted`.
     package static func status(conninfo: String) throws(StoreError) -> StoreStatus {
         let connection = try PostgresConnection(conninfo == "postgresql:" || conninfo == "postgres:" ? "" : conninfo)
         var status = StoreStatus(runs: [], checkpoints: [], tables: [])
@@ -49,14 +92,22 @@ extension PostgresStore {
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
         }
         if try exists("_sluice_runs") {
+            // A ledger an older sluice made lacks the added columns: they read as NULL.
+            let columns = try connection.strings(
+                "SELECT count(*) FROM pg_attribute WHERE attrelid = '_sluice_runs'::regclass AND attname = 'resume_command' AND NOT attisdropped",
+                "reading the ledger")
+            let recent = columns.first == "1"
+            let shown = "CASE WHEN status = 'running' AND NOT \(sessionAlive(backendStart: recent ? "r.backend_start" : "NULL::timestamptz")) "
+                + "THEN 'interrupted' ELSE status END"
             let runs = try connection.execute(
-                "SELECT id, \(time("started")), \(time("finished")), status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
+                "SELECT id, \(time("started")), \(time("finished")), \(shown), inputs, records, counts, error, "
+                    + "\(recent ? "resume_command" : "NULL") FROM _sluice_runs r ORDER BY id DESC",
                 "reading the ledger")
             for row in 0..<runs.rowCount {
                 status.runs.append(RunRecord(
                     id: Int64(runs.int(row, 0)), started: runs.value(row, 1) ?? "", finished: runs.value(row, 2), status: runs.value(row, 3) ?? "",
                     inputs: runs.value(row, 4) ?? "", records: runs.value(row, 5).flatMap { Int($0) }, counts: runs.value(row, 6),
-                    error: runs.value(row, 7)))
+                    error: runs.value(row, 7), resumeCommand: runs.value(row, 8)))
             }
         }
         if try exists("_sluice_checkpoints") {

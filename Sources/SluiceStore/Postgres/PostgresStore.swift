@@ -64,6 +64,10 @@ package final class PostgresStore: ImportStore {
         return keywords.contains(first[..<equals])
     }
 
+    /// `conninfo` with its password, if any, replaced by `***`: what may be
+    /// shown or recorded.
+    package static func masked(_ conninfo: String) -> String { PostgresConnection.redacted(conninfo) }
+
     /// Connects to the database `conninfo` names and makes sluice's own
     /// table of checkpoints if it is missing.
     package init(conninfo: String, options: StoreOptions = StoreOptions()) throws(StoreError) {

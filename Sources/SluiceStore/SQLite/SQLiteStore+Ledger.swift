@@ -8,19 +8,64 @@ extension SQLiteStore {
           id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, status TEXT NOT NULL,
           inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT)
         """
+    /// Columns later versions added to the ledger, each added to a ledger
+    /// an older sluice made when a run begins (``addMissingLedgerColumns()``):
+    /// the process that ran the run (``ProcessIdentity``) and the command
+    /// that resumes it.
+    private static let addedColumns = [("pid", "INTEGER"), ("host", "TEXT"), ("process_start", "TEXT"), ("resume_command", "TEXT")]
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
-    /// Records the start of a run; runs still marked running (their process
-    /// died) become `interrupted`. Returns the run's id.
-    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+    /// Records the start of a run with this process's identity and
+    /// `resumeCommand`; runs still marked running whose process is gone
+    /// become `interrupted`, as do those an older sluice recorded (it kept
+    /// no process identity and marked every running run interrupted), while
+    /// those of live processes, and of processes on other hosts, stay as they
+    /// are. Returns the run's id.
+    package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
         try connection.execute(Self.ledgerSchema, "creating the run ledger")
-        try connection.execute("UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running'", "updating the run ledger")
+        try addMissingLedgerColumns()
+        let running = try SQLiteStatement(
+            connection, "SELECT id, pid, host, process_start FROM _sluice_runs WHERE status = 'running'", "reading the run ledger")
+        var dead: [Int64] = []
+        while try running.step("reading the run ledger") {
+            let identity = Self.identity(running, pid: 1, host: 2, start: 3)
+            if identity?.liveness() ?? .dead == .dead { dead.append(running.int64(0)) }
+        }
+        running.reset()
+        if !dead.isEmpty {
+            try connection.execute(
+                "UPDATE _sluice_runs SET status = 'interrupted' WHERE id IN (\(dead.map(String.init).joined(separator: ", ")))",
+                "updating the run ledger")
+        }
+        let me = ProcessIdentity.current
         let statement = try SQLiteStatement(
-            connection, "INSERT INTO _sluice_runs (started, status, inputs) VALUES (\(Self.now), 'running', ?)", "recording the run")
+            connection,
+            "INSERT INTO _sluice_runs (started, status, inputs, pid, host, process_start, resume_command) VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?)",
+            "recording the run")
         statement.bind(1, inputs.joined(separator: "\n"))
+        statement.bind(2, Int64(me.pid))
+        statement.bind(3, me.host)
+        statement.bind(4, me.start)
+        statement.bind(5, resumeCommand)
         try statement.run("recording the run")
         return sqlite3_last_insert_rowid(connection.handle)
+    }
+
+    /// Adds the ledger columns an older sluice did not make. One read of
+    /// the table's columns; an `ALTER TABLE` per missing column.
+    private func addMissingLedgerColumns() throws(StoreError) {
+        let present = Set(try connection.strings("SELECT name FROM pragma_table_info('_sluice_runs')", column: 0, "reading the run ledger"))
+        for (name, type) in Self.addedColumns where !present.contains(name) {
+            try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(name) \(type)", "adding \(name) to the run ledger")
+        }
+    }
+
+    /// The identity in columns `pid`, `host` and `start` of the statement's
+    /// row; nil when an older sluice recorded the run.
+    private static func identity(_ row: SQLiteStatement, pid: Int32, host: Int32, start: Int32) -> ProcessIdentity? {
+        guard !row.isNull(pid), let name = row.optionalText(host) else { return nil }
+        return ProcessIdentity(host: name, pid: Int32(truncatingIfNeeded: row.int64(pid)), start: row.optionalText(start))
     }
 
     /// Records the end of run `id` and removes the disk reserve; when the
@@ -49,7 +94,8 @@ extension SQLiteStore {
     }
 
     /// Reads the ledger, the checkpoints and the tables of the store at
-    /// `path` without changing it.
+    /// `path` without changing it; a run recorded as running whose process
+    /// is gone reads as `interrupted`.
     package static func status(path: String) throws(StoreError) -> StoreStatus {
         do {
             return try status(of: SQLiteConnection(path: path, readOnly: true))
@@ -74,14 +120,27 @@ extension SQLiteStore {
         let hasLedger = try !connection.strings(
             "SELECT name FROM sqlite_schema WHERE name = '_sluice_runs'", column: 0, "reading the ledger").isEmpty
         if hasLedger {
+            // A ledger an older sluice made lacks the added columns: they read as NULL.
+            let present = Set(try connection.strings("SELECT name FROM pragma_table_info('_sluice_runs')", column: 0, "reading the ledger"))
+            let added = addedColumns.map { present.contains($0.0) ? $0.0 : "NULL" }.joined(separator: ", ")
             let statement = try SQLiteStatement(
-                connection, "SELECT id, started, finished, status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
+                connection, "SELECT id, started, finished, status, inputs, records, counts, error, \(added) FROM _sluice_runs ORDER BY id DESC",
                 "reading the ledger")
             while try statement.step("reading the ledger") {
-                status.runs.append(RunRecord(
+                var run = RunRecord(
                     id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
                     inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
-                    counts: statement.optionalText(6), error: statement.optionalText(7)))
+                    counts: statement.optionalText(6), error: statement.optionalText(7), resumeCommand: statement.optionalText(11))
+                if run.status == "running" {
+                    switch identity(statement, pid: 8, host: 9, start: 10)?.liveness()
+                        ?? .unknown("an older sluice recorded it without its process; sluice cannot tell whether it still runs")
+                    {
+                    case .alive: break
+                    case .dead: run.status = "interrupted"
+                    case .unknown(let reason): run.unverified = reason
+                    }
+                }
+                status.runs.append(run)
             }
         }
         // A store sluice did not make has no checkpoints to show.
