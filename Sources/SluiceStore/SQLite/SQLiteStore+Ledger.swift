@@ -23,33 +23,47 @@ extension SQLiteStore {
     /// are. Returns the run's id.
     package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
-        try connection.execute(Self.ledgerSchema, "creating the run ledger")
-        try addMissingLedgerColumns()
+        // One transaction: two runs starting at once neither add a column twice nor judge each other half-recorded.
+        try connection.execute("BEGIN IMMEDIATE", "starting the run ledger's transaction")
+        do throws(StoreError) {
+            try connection.execute(Self.ledgerSchema, "creating the run ledger")
+            try addMissingLedgerColumns()
+            try markDeadRunsInterrupted()
+            let me = ProcessIdentity.current
+            let statement = try SQLiteStatement(
+                connection,
+                "INSERT INTO _sluice_runs (started, status, inputs, pid, host, process_start, resume_command) "
+                    + "VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?)",
+                "recording the run")
+            statement.bind(1, inputs.joined(separator: "\n"))
+            statement.bind(2, Int64(me.pid))
+            statement.bind(3, me.host)
+            statement.bind(4, me.start)
+            statement.bind(5, resumeCommand)
+            try statement.run("recording the run")
+            let id = sqlite3_last_insert_rowid(connection.handle)
+            try connection.execute("COMMIT", "recording the run")
+            return id
+        } catch {
+            _ = try? connection.execute("ROLLBACK", "rolling back the run ledger")
+            throw error
+        }
+    }
+
+    /// Marks `interrupted` the runs recorded as running whose process is
+    /// gone, and those an older sluice recorded. A check of each such
+    /// process (``ProcessIdentity/liveness(from:)``).
+    private func markDeadRunsInterrupted() throws(StoreError) {
         let running = try SQLiteStatement(
             connection, "SELECT id, pid, host, process_start FROM _sluice_runs WHERE status = 'running'", "reading the run ledger")
         var dead: [Int64] = []
         while try running.step("reading the run ledger") {
-            let identity = Self.identity(running, pid: 1, host: 2, start: 3)
-            if identity?.liveness() ?? .dead == .dead { dead.append(running.int64(0)) }
+            if Self.identity(running, pid: 1, host: 2, start: 3)?.liveness() ?? .dead == .dead { dead.append(running.int64(0)) }
         }
-        running.reset()
-        if !dead.isEmpty {
-            try connection.execute(
-                "UPDATE _sluice_runs SET status = 'interrupted' WHERE id IN (\(dead.map(String.init).joined(separator: ", ")))",
-                "updating the run ledger")
-        }
-        let me = ProcessIdentity.current
-        let statement = try SQLiteStatement(
-            connection,
-            "INSERT INTO _sluice_runs (started, status, inputs, pid, host, process_start, resume_command) VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?)",
-            "recording the run")
-        statement.bind(1, inputs.joined(separator: "\n"))
-        statement.bind(2, Int64(me.pid))
-        statement.bind(3, me.host)
-        statement.bind(4, me.start)
-        statement.bind(5, resumeCommand)
-        try statement.run("recording the run")
-        return sqlite3_last_insert_rowid(connection.handle)
+        guard !dead.isEmpty else { return }
+        try connection.execute(
+            "UPDATE _sluice_runs SET status = 'interrupted' WHERE id IN (\(dead.map(String.init).joined(separator: ", ")))",
+            "updating the run ledger")
     }
 
     /// Adds the ledger columns an older sluice did not make. One read of
