@@ -107,4 +107,23 @@ import Testing
         let recorded = StoreReader(store).rows("SELECT pid IS NOT NULL, host IS NOT NULL, resume_command LIKE '% --resume' FROM _sluice_runs WHERE id = 2")
         #expect(recorded == [["1", "1", "1"]])
     }
+
+    /// A run recorded as running on another host: sluice cannot check its
+    /// process, so status shows it running and says why, and a run
+    /// starting here leaves it running (before the fix it was marked
+    /// interrupted, and status said nothing).
+    @Test func aRunOnAnotherHostIsNeitherJudgedNorMarked() throws {
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("shared.sqlite").path
+        let input = TestPaths.file("one.jsonl", #"{"id": 1}"# + "\n")
+        let arguments = ["import", "--into", store, "--entity", "Event", "--key", "id", input]
+        #expect(try runCommand(sluice, arguments).status == 0)
+        _ = StoreReader(store, writable: true).rows(
+            "UPDATE _sluice_runs SET status = 'running', finished = NULL, host = 'elsewhere.invalid', pid = 1 WHERE id = 1")
+        let status = try runCommand(sluice, ["status", store])
+        #expect(status.stdout.contains("#1 running started"), "\(status.stdout)")
+        #expect(status.stdout.contains("it ran on host elsewhere.invalid, pid 1; sluice cannot tell"), "\(status.stdout)")
+        #expect(resumeCommand(status.stdout) == nil, "\(status.stdout)")
+        #expect(try runCommand(sluice, arguments).status == 0)
+        #expect(statuses(store) == ["running", "completed"])
+    }
 }
