@@ -21,8 +21,16 @@ extension ImportPipeline {
         }
         var warnings = store.migrations
         do {
-            for (entity, mapper) in compiled.mappers.enumerated()
-            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
+            let deleting = compiled.mappers.enumerated().filter { _, mapper in
+                (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty
+            }
+            if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
+                // Its seen keys went with its last sweep: sweeping now would find none.
+                warnings.append(
+                    "delete-missing: run \(resumed.id), which this run resumes, had already deleted the rows of "
+                        + "\(deleting.map(\.element.schema.name).joined(separator: ", ")) that the dump no longer has; this run deleted none")
+            }
+            for (entity, mapper) in deleting where resumedRun?.swept != true {
                 // Keys the store received, in this run or in the interrupted
                 // run it resumes (filtered-out records do not count).
                 if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
@@ -32,7 +40,7 @@ extension ImportPipeline {
                 reportProgress(.deleting, table: mapper.schema.name)
                 counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
             }
-            try store.stopTrackingSeenKeys()
+            try store.stopTrackingSeenKeys(run: runID)
         } catch {
             let failure: ImportError = cancelled.isSet ? .cancelled : .store(error)
             record(failure: failure)
@@ -66,7 +74,7 @@ extension ImportPipeline {
                 throw error
             }
         }
-        report.warnings = inputWarnings + warnings
+        report.warnings = resumedCompletedRunWarning + inputWarnings + warnings
         do {
             runRecorded = true
             try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil)
@@ -95,17 +103,24 @@ extension ImportPipeline {
         return report
     }
 
-    /// Entities whose records repeated keys: each record of its own beyond
-    /// the first with a key was combined with it (key order, or one batch in
-    /// input order). Entities also found nested in other records are left
-    /// out: a shared object recurring is what nesting means.
+    /// Entities whose records repeated keys, and what became of them as the
+    /// entity's write mode and deletions decide (``RowArena/onePerKey``):
+    /// combined, or the last one whole. Entities also found nested in other
+    /// records are left out: a shared object recurring is what nesting means.
     func repeatedKeyWarnings() -> [String] {
         compiled.mappers.enumerated().compactMap { entity, mapper in
             guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
             let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
             let repeated = batcher.recordRows[entity] - written
             guard repeated > 0 else { return nil }
-            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; each was combined with it (present fields win, the last occurrence last)"
+                        let outcome: String
+            switch (mapper.schema.mode ?? options.store.mode, compiled.deletes(entity)) {
+            case (.replace, false): outcome = "the last record of each key was written whole (replace)"
+            case (.replace, true): outcome = "the last action on each key won (a record replaces, a deletion deletes)"
+            case (_, false): outcome = "each was combined with it (present fields win, the last occurrence last)"
+            case (_, true): outcome = "each was combined with it (present fields win, the last occurrence last), and a deletion dropped what came before it"
+            }
+            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; \(outcome)"
         }
     }
 

@@ -69,6 +69,8 @@ final class ImportPipeline {
     var streamToVerify: InputIdentity?
     /// The stream prefixes of the interrupted run, by input name.
     var resumedStreams: [String: InputIdentity] = [:]
+    /// The run this one resumes, as the ledger had it.
+    var resumedRun: RunRecord?
 
     init(
         compiled: CompiledMapping, storePath: String, options: ImportOptions,
@@ -88,11 +90,17 @@ final class ImportPipeline {
             }
             // A table still waiting for its first record is made with its first batch.
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
-            runID = try store.beginRun(inputs: inputs.map(\.name))
+            let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
+            if options.resume { resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions) }
+            runID = try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json)
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
-        } catch {
+        } catch let error as ImportError {
+            throw error
+        } catch let error as StoreError {
             throw .store(error)
+        } catch {
+            throw .usage("\(error)")
         }
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }

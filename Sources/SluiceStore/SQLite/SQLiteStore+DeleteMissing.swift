@@ -123,14 +123,22 @@ extension SQLiteStore {
         }
     }
 
-    /// Drops the seen-keys tables once every delete-missing ran.
-    package func stopTrackingSeenKeys() throws(StoreError) {
-        for name in seenTracked.sorted() {
-            if let state = tables[name] {
-                state.seen = nil
+    /// Drops the seen-keys tables once every delete-missing ran, and marks
+    /// run `id` swept, in one transaction.
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {
+        guard !seenTracked.isEmpty else { return }
+        try connection.execute("BEGIN IMMEDIATE", "ending the sweeps")
+        do {
+            for name in seenTracked.sorted() {
+                tables[name]?.seen = nil
+                let seen = quoted(Self.seenTable(name))
+                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
             }
-            let seen = quoted(Self.seenTable(name))
-            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+            try markSwept(id)
+            try connection.execute("COMMIT", "ending the sweeps")
+        } catch {
+            try? connection.execute("ROLLBACK", "ending the sweeps")
+            throw error
         }
         seenTracked = []
     }
