@@ -196,6 +196,15 @@ final class ImportPipeline {
         }
     }
 
+    /// An error reading the current input, with where in it the parse got
+    /// to: the decompressed bytes parsed and the record being read (or the
+    /// next one, between records).
+    func damaged(_ error: InputError) -> ImportError {
+        guard let assembler = input?.assembler else { return .input(error) }
+        let record = assembler.isInRecord ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        return .damagedInput(error, decompressedBytes: inputBytes, record: record)
+    }
+
     func translate(_ error: ParseError) -> ImportError {
         var error = error
         if case .rejected(let inner) = error.reason {
