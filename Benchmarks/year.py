@@ -14,7 +14,8 @@ churn. After every night the script records the wall time and, read from
 the store: its file and WAL sizes, page count and free pages (the space
 SQLite will reuse before the file grows), the ledger's rows and the
 checkpoints' rows. It prints a line every 30 nights and writes the series
-as JSON (--out) for docs/nightly-sync.md.
+as JSON (--out) for docs/nightly-sync.md; at the end, the size the store
+would have once vacuumed.
 """
 import argparse
 import datetime
@@ -115,9 +116,21 @@ def main():
             print("night %3d: %5.2f s, file %6.1f MB (free %5.1f MB), WAL %5.1f MB, ledger %4d runs, %4d checkpoints, %d events"
                   % (night, wall, point["file"] / 1e6, point["free"] * point["page_size"] / 1e6, point["wal"] / 1e6,
                      point["runs"], point["checkpoints"], point["events"]), flush=True)
+    # What the year's churn left unused inside pages: the store rewritten
+    # compact (as `VACUUM` would leave it), beside the store as it is.
+    compact = os.path.join(work, "compact.sqlite")
+    if os.path.exists(compact):
+        os.remove(compact)
+    db = sqlite3.connect(store)
+    db.execute("VACUUM INTO ?", (compact,))
+    db.close()
+    compacted = os.path.getsize(compact)
+    os.remove(compact)
+    print("after %d nights: %.1f MB, %.1f MB once vacuumed (%.0f%% of the file)"
+          % (a.nights, series[-1]["file"] / 1e6, compacted / 1e6, 100 * compacted / series[-1]["file"]))
     if a.out:
         with open(a.out, "w") as out:
-            json.dump({"records": n, "nights": a.nights, "series": series}, out, indent=1)
+            json.dump({"records": n, "nights": a.nights, "vacuumed": compacted, "series": series}, out, indent=1)
 
 
 if __name__ == "__main__":
