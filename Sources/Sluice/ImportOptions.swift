@@ -28,6 +28,15 @@ public struct ImportOptions: Sendable, Equatable {
     /// Let delete-missing empty an entity of which the run saw no record at
     /// all (by default such an entity is left alone and a warning given).
     public var allowEmptyDelete = false
+    /// A brake on delete-missing: before deleting anything, every entity's
+    /// would-be deletions are counted (a scan of its table), and when any
+    /// entity would lose more than this the run fails with
+    /// ``ImportError/deletionLimit(_:)``, deleting nothing; what it inserted
+    /// and updated stays committed, and so do the keys it saw, so a resume
+    /// with a larger limit sweeps without reading the inputs into the store
+    /// again. `nil` (the default) deletes whatever is missing. A resume may
+    /// give a different limit than the run it continues.
+    public var maxDelete: DeleteLimit?
 
     /// The defaults.
     public init() {}

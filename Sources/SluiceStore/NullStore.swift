@@ -39,6 +39,7 @@ package final class NullStore: ImportStore {
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {}
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool { false }
+    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows { MissingRows(missing: 0, stored: 0) }
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int { 0 }
     package func stopTrackingSeenKeys() throws(StoreError) {}
 

@@ -175,4 +175,26 @@ struct PostgresCLITests {
         #expect(status.stdout.contains("completed"), "\(status.stdout)")
         #expect(status.stdout.contains("two.jsonl: 2 records"), "\(status.stdout)")
     }
+
+    /// `--max-delete` on PostgreSQL: a partial dump that would delete 1,800
+    /// of 2,100 events is refused (exit 65, the counts named, nothing
+    /// deleted, the new events committed); resumed with a larger limit it
+    /// deletes them.
+    @Test func maxDeleteRefusesThenAResumeWithALargerLimitDeletes() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let all = SyncCrashTests.events(Array(1...2_000), name: "pg-rails-all.jsonl")
+        let partial = SyncCrashTests.events(Array(1...200) + Array(2_001...2_100), name: "pg-rails-partial.jsonl")
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
+        let sync = ["import", "--mapping", mapping, "--into", database, "--delete-missing", partial]
+        let refused = try runCommand(sluice, sync + ["--max-delete", "1799"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Event would lose 1800 of its 2100 stored rows (85.7%)"), "\(refused.stderr)")
+        #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "2100")
+        #expect(statuses(database) == ["completed", "failed"])
+        let resumed = try runCommand(sluice, sync + ["--resume", "--max-delete", "86%"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "300")
+        #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
+    }
 }

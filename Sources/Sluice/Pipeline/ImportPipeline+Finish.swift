@@ -20,23 +20,11 @@ extension ImportPipeline {
             throw .cancelled
         }
         var warnings = store.migrations
-        do {
-            for (entity, mapper) in compiled.mappers.enumerated()
-            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
-                // Keys the store received, in this run or in the interrupted
-                // run it resumes (filtered-out records do not count).
-                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
-                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
-                    continue
-                }
-                reportProgress(.deleting, table: mapper.schema.name)
-                counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
-            }
-            try store.stopTrackingSeenKeys()
+        do throws(ImportError) {
+            try sweepMissing(&warnings)
         } catch {
-            let failure: ImportError = cancelled.isSet ? .cancelled : .store(error)
-            record(failure: failure)
-            throw failure
+            record(failure: error)
+            throw error
         }
         if cancelled.isSet {
             record(failure: .cancelled)

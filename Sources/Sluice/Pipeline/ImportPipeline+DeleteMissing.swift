@@ -1,0 +1,66 @@
+/// Delete-missing at the end of a complete run: which entities are swept,
+/// the ``ImportOptions/maxDelete`` brake counted before the first deletion,
+/// then the sweeps.
+extension ImportPipeline {
+    /// Sweeps every entity with delete-missing whose keys the run saw (or
+    /// every one, with ``ImportOptions/allowEmptyDelete``), adding each one's
+    /// deletions to its counts and a warning per entity left alone; then
+    /// forgets the seen keys. With a ``ImportOptions/maxDelete`` that an
+    /// entity's would-be deletions exceed, it deletes nothing, keeps the
+    /// seen keys (a resume sweeps with them) and throws
+    /// ``ImportError/deletionLimit(_:)``.
+    func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
+        var refusal: ImportError?
+        do throws(StoreError) {
+            var swept: [Int] = []
+            for (entity, mapper) in compiled.mappers.enumerated()
+            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
+                // Keys the store received, in this run or in the interrupted
+                // run it resumes (filtered-out records do not count).
+                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
+                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
+                    continue
+                }
+                swept.append(entity)
+            }
+            if let limit = options.maxDelete { refusal = try deletionsBeyond(limit, swept) }
+            if refusal == nil {
+                for entity in swept {
+                    let schema = compiled.mappers[entity].schema
+                    reportProgress(.deleting, table: schema.name)
+                    counts[entity].deleted += try store.deleteMissing(schema, links: compiled.links)
+                }
+                try store.stopTrackingSeenKeys()
+            }
+        } catch {
+            throw cancelled.isSet ? .cancelled : .store(error)
+        }
+        if let refusal { throw refusal }
+    }
+
+    /// Counts what the sweep of each of `entities` would delete; the
+    /// refusal naming every entity that would lose more than `limit`, or nil
+    /// when all stay within it. One scan of each entity's table.
+    private func deletionsBeyond(_ limit: DeleteLimit, _ entities: [Int]) throws(StoreError) -> ImportError? {
+        var beyond: [String] = []
+        for entity in entities {
+            let schema = compiled.mappers[entity].schema
+            reportProgress(.deleting, table: schema.name)
+            let rows = try store.missingRows(schema)
+            if !limit.allows(deleting: rows.missing, of: rows.stored) {
+                beyond.append("\(schema.name) would lose \(rows.missing) of its \(rows.stored) stored rows (\(Self.percentage(rows.missing, of: rows.stored)))")
+            }
+        }
+        guard !beyond.isEmpty else { return nil }
+        return .deletionLimit(
+            "delete-missing refused: \(beyond.joined(separator: "; ")), more than --max-delete \(limit) allows; nothing was deleted. "
+                + "The rows this run inserted and updated are committed and the keys it saw are kept: if the input is complete, "
+                + "run the same command with --resume and a larger --max-delete to delete them")
+    }
+
+    /// `part` as a percentage of `whole`, to a tenth.
+    static func percentage(_ part: Int, of whole: Int) -> String {
+        let tenths = whole > 0 ? (part * 1000 + whole / 2) / whole : 0
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+}
