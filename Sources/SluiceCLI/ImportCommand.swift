@@ -19,7 +19,7 @@ struct ImportCommand: ParsableCommand {
             With --mapping, the mapping file says where records are and how fields become columns.
             Without one, give --entity and --key: JSON Lines (or a JSON array) of objects become rows,
             with a column per top-level member.
-            Exit codes: 0 ok, 64 usage, 65 bad input data or deletions beyond --max-delete, 66 input not found, 74 store error, 78 bad mapping.
+            Exit codes: 0 ok, 64 usage, 65 bad input data or deletions beyond --max-delete (also: a dry run whose real run would fail), 66 input not found, 74 store error, 78 bad mapping.
             """)
 
     @Option(help: "The mapping file (YAML or JSON).")
@@ -53,6 +53,9 @@ struct ImportCommand: ParsableCommand {
         "A brake on --delete-missing: before deleting anything, refuse (exit 65) a run that would delete more than N rows, or P% of the stored rows, from any entity.",
         valueName: "N|P%"))
     var maxDelete: DeleteLimit?
+
+    @Flag(help: "Read, map, compare and sweep as a run would, in one transaction rolled back at the end: report what would be inserted, updated, left alone and deleted, and write nothing (exit 65 when the real run would fail, e.g. beyond --max-delete). Not with --resume.")
+    var dryRun = false
 
     @Option(help: "Write the counts, every table written and the warnings as JSON to this file.")
     var statsJson: String?
@@ -165,6 +168,7 @@ struct ImportCommand: ParsableCommand {
         options.store.deleteMissing = deleteMissing
         options.allowEmptyDelete = allowEmptyDelete
         options.maxDelete = maxDelete
+        options.dryRun = dryRun
         options.resume = resume
         options.chunkSize = chunkSize
         options.order = order
@@ -207,6 +211,10 @@ struct ImportCommand: ParsableCommand {
                 display.fail("cannot write \(statsJson): \(error)", exit: ExitStatus.ioError)
                 throw ExitCode(ExitStatus.ioError)
             }
+        }
+        if let failure = report.wouldFail {
+            display.fail("dry run: the real run would fail: \(failure)", exit: ExitStatus.dataError)
+            throw ExitCode(ExitStatus.dataError)
         }
     }
 

@@ -54,10 +54,12 @@ package final class NullStore: ImportStore {
 /// Opens the store an import target names: ``NullStore/target`` for the
 /// null store, a PostgreSQL connection string (``PostgresStore/isTarget(_:)``)
 /// for a database, otherwise the path of a SQLite store (created if missing).
-package func openImportStore(_ target: String, options: StoreOptions) throws(StoreError) -> any ImportStore {
+/// A `dryRun` store keeps every write in one transaction that closing it
+/// rolls back.
+package func openImportStore(_ target: String, options: StoreOptions, dryRun: Bool = false) throws(StoreError) -> any ImportStore {
     if target == NullStore.target { return NullStore() }
-    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options) }
-    return try SQLiteStore(path: target, options: options)
+    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options, dryRun: dryRun) }
+    return try SQLiteStore(path: target, options: options, dryRun: dryRun)
 }
 
 /// Whether `target` names a file (a SQLite store) rather than the null

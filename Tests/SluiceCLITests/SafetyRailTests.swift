@@ -3,7 +3,8 @@ import SluiceTestSupport
 import Testing
 
 /// The safety rails of a nightly job, by the binary on SQLite stores:
-/// `--max-delete` refusing a partial dump before its first deletion.
+/// `--max-delete` refusing a partial dump before its first deletion, and
+/// `--dry-run` counting what a run would write while writing nothing.
 @Suite(.serialized) struct SafetyRailTests {
     let mapping = SyncCrashTests.syncMapping
     /// 2,000 events; the partial dump has 200 of them and 100 new ones.
@@ -75,5 +76,98 @@ import Testing
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("--max-delete"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: store))
+    }
+
+    /// Events `ids` whose values differ from ``SyncCrashTests/events(_:name:)``
+    /// for every fourth key (score, kind and tags), in shuffled order.
+    static func changed(_ ids: [Int], name: String) -> String {
+        var generator = SplitMix(seed: 3)
+        let lines = ids.shuffled(using: &generator).map { id in
+            let bump = id % 4 == 0
+            return #"{"id": \#(id), "kind": "k\#(bump ? id % 5 : id % 7)", "score": \#(id * 3 + (bump ? 1 : 0)), "tags": ["t\#(id % 5)", "\#(bump ? "w" : "u")\#(id % 3)"]}"#
+        }
+        return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The SHA-256 of the file at `path`, nil when it does not exist.
+    func checksum(_ path: String) throws -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try runCommand("/usr/bin/sha256sum", [path]).stdout.split(separator: " ").first.map(String.init)
+    }
+
+    /// The counts of a `--stats-json` file: every member but the time and
+    /// the dry run's own.
+    func counts(_ path: String) throws -> NSDictionary {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return object.filter { !["seconds", "dryRun", "wouldFail"].contains($0.key) } as NSDictionary
+    }
+
+    /// The summary's table lines (the first line has the time).
+    func tableLines(_ stdout: String) -> [Substring] {
+        stdout.split(separator: "\n").filter { !$0.hasPrefix("dry run:") }.dropFirst().map { $0 }
+    }
+
+    /// A dry run then the real run, on the same store and input, three
+    /// times: the first load into a store that does not exist yet, an
+    /// update file (changed, new and unchanged events, changed tag links
+    /// and new tag stubs), and a partial dump with `--delete-missing`. The
+    /// dry run leaves the store's file byte for byte as it was (and creates
+    /// none), the ledger without a row, and reports (printed and
+    /// `--stats-json`) exactly the counts of the real run that follows.
+    @Test(arguments: ["key", "input"]) func aDryRunWritesNothingAndCountsWhatTheRunWould(order: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let store = directory.appendingPathComponent("dry.sqlite").path
+        let update = Self.changed(Array(1...2_000).filter { $0 % 9 != 0 } + Array(2_001...2_150), name: "rails-update.jsonl")
+        let steps: [(name: String, arguments: [String])] = [
+            ("first load", [all]), ("update file", [update]), ("delete-missing", ["--delete-missing", partial]),
+        ]
+        for (step, (name, arguments)) in steps.enumerated() {
+            let base = ["import", "--mapping", mapping, "--into", store, "--order", order] + arguments
+            let before = try checksum(store)
+            let runs = before == nil ? [] : statuses(store)
+            let dry = try runCommand(sluice, base + ["--dry-run", "--stats-json", directory.appendingPathComponent("dry\(step).json").path])
+            #expect(dry.status == 0, "\(name): \(dry.stderr)")
+            #expect(dry.stdout.hasPrefix("dry run: nothing was written to the store"), "\(name): \(dry.stdout)")
+            #expect(try checksum(store) == before, "\(name): the dry run changed the store's file")
+            if before != nil { #expect(statuses(store) == runs, "\(name): the ledger recorded the dry run") }
+            let real = try runCommand(sluice, base + ["--stats-json", directory.appendingPathComponent("real\(step).json").path])
+            #expect(real.status == 0, "\(name): \(real.stderr)")
+            #expect(try checksum(store) != before, "\(name): the real run wrote nothing")
+            #expect(tableLines(dry.stdout) == tableLines(real.stdout), "\(name):\n\(dry.stdout)\n\(real.stdout)")
+            let dryCounts = try counts(directory.appendingPathComponent("dry\(step).json").path)
+            #expect(dryCounts == (try counts(directory.appendingPathComponent("real\(step).json").path)), "\(name)")
+            // Something to count in each step: events and links written,
+            // new tags stubbed in the first two, events deleted in the last.
+            let tables = try #require(dryCounts["tables"] as? [[String: Any]])
+            let count = { (table: Int, member: String) in tables[table][member] as? Int ?? 0 }
+            #expect(count(0, "inserted") + count(0, "updated") + count(0, "deleted") > 0 && count(2, "inserted") > 0, "\(name): \(tables)")
+            #expect(step == 2 ? count(0, "deleted") > 0 : count(1, "stubs") > 0, "\(name): \(tables)")
+        }
+        #expect(statuses(store) == ["completed", "completed", "completed"])
+    }
+
+    /// A dry run with `--max-delete` that the real run would exceed: the
+    /// summary of what `--delete-missing` would delete, then exit 65 saying
+    /// that the real run would be refused; the file is unchanged.
+    @Test func aDryRunSaysTheRealRunWouldBeRefused() throws {
+        let store = try loadedStore()
+        let before = try checksum(store)
+        let dry = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", "10%", "--dry-run", partial])
+        #expect(dry.status == 65, "\(dry.stderr)")
+        #expect(dry.stderr.contains("dry run: the real run would fail: delete-missing would be refused: Event would lose 1800 of its 2100 stored rows"), "\(dry.stderr)")
+        #expect(tableLines(dry.stdout).contains { $0.hasPrefix("Event ") && $0.hasSuffix(" 1800         0         0") }, "\(dry.stdout)")
+        #expect(try checksum(store) == before)
+        #expect(statuses(store) == ["completed"])
+    }
+
+    /// `--dry-run --resume` is a usage error, before the store is touched.
+    @Test func aDryRunDoesNotResume() throws {
+        let store = try loadedStore()
+        let before = try checksum(store)
+        let run = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--dry-run", "--resume", partial])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("--dry-run cannot be combined with --resume"), "\(run.stderr)")
+        #expect(try checksum(store) == before)
     }
 }

@@ -8,9 +8,11 @@ extension ImportPipeline {
     /// forgets the seen keys. With a ``ImportOptions/maxDelete`` that an
     /// entity's would-be deletions exceed, it deletes nothing, keeps the
     /// seen keys (a resume sweeps with them) and throws
-    /// ``ImportError/deletionLimit(_:)``.
+    /// ``ImportError/deletionLimit(_:)``; a dry run sweeps all the same, to
+    /// report what `--delete-missing` would delete, and notes the refusal
+    /// in ``wouldFail``.
     func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
-        var refusal: ImportError?
+        var refusal: String?
         do throws(StoreError) {
             var swept: [Int] = []
             for (entity, mapper) in compiled.mappers.enumerated()
@@ -24,7 +26,7 @@ extension ImportPipeline {
                 swept.append(entity)
             }
             if let limit = options.maxDelete { refusal = try deletionsBeyond(limit, swept) }
-            if refusal == nil {
+            if refusal == nil || options.dryRun {
                 for entity in swept {
                     let schema = compiled.mappers[entity].schema
                     reportProgress(.deleting, table: schema.name)
@@ -35,13 +37,20 @@ extension ImportPipeline {
         } catch {
             throw cancelled.isSet ? .cancelled : .store(error)
         }
-        if let refusal { throw refusal }
+        guard let refusal else { return }
+        guard options.dryRun else {
+            throw .deletionLimit(
+                "delete-missing refused: \(refusal); nothing was deleted. The rows this run inserted and updated are committed "
+                    + "and the keys it saw are kept: if the input is complete, run the same command with --resume and a larger "
+                    + "--max-delete to delete them")
+        }
+        wouldFail = wouldFail ?? "delete-missing would be refused: \(refusal)"
     }
 
-    /// Counts what the sweep of each of `entities` would delete; the
-    /// refusal naming every entity that would lose more than `limit`, or nil
-    /// when all stay within it. One scan of each entity's table.
-    private func deletionsBeyond(_ limit: DeleteLimit, _ entities: [Int]) throws(StoreError) -> ImportError? {
+    /// Counts what the sweep of each of `entities` would delete; names
+    /// every entity that would lose more than `limit` with its counts, or
+    /// nil when all stay within it. One scan of each entity's table.
+    private func deletionsBeyond(_ limit: DeleteLimit, _ entities: [Int]) throws(StoreError) -> String? {
         var beyond: [String] = []
         for entity in entities {
             let schema = compiled.mappers[entity].schema
@@ -52,10 +61,7 @@ extension ImportPipeline {
             }
         }
         guard !beyond.isEmpty else { return nil }
-        return .deletionLimit(
-            "delete-missing refused: \(beyond.joined(separator: "; ")), more than --max-delete \(limit) allows; nothing was deleted. "
-                + "The rows this run inserted and updated are committed and the keys it saw are kept: if the input is complete, "
-                + "run the same command with --resume and a larger --max-delete to delete them")
+        return "\(beyond.joined(separator: "; ")), more than --max-delete \(limit) allows"
     }
 
     /// `part` as a percentage of `whole`, to a tenth.

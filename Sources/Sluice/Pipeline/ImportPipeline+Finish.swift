@@ -48,16 +48,22 @@ extension ImportPipeline {
             report.dangling[name] = count
             warnings.append("\(name): \(count) links to records that are not in the store")
             if relationship.policy == .error {
-                let error = ImportError.danglingReferences(
-                    "\(name): \(count) links to records that are not in the store (the relationship says missing: error); the data is committed")
+                let message = "\(name): \(count) links to records that are not in the store (the relationship says missing: error)"
+                if options.dryRun {
+                    wouldFail = wouldFail ?? message
+                    continue
+                }
+                let error = ImportError.danglingReferences(message + "; the data is committed")
                 record(failure: error)
                 throw error
             }
         }
         report.warnings = inputWarnings + warnings
+        report.dryRun = options.dryRun
+        report.wouldFail = wouldFail
         do {
             runRecorded = true
-            try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil)
+            if !options.dryRun { try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil) }
         } catch {
             throw .store(error)
         }
@@ -97,10 +103,11 @@ extension ImportPipeline {
         }
     }
 
-    /// Records a failed (or cancelled) run in the ledger; a failure to write
-    /// the ledger is not allowed to hide the original error.
+    /// Records a failed (or cancelled) run in the ledger (not a dry run);
+    /// a failure to write the ledger is not allowed to hide the original
+    /// error.
     func record(failure: ImportError) {
-        guard !runRecorded else { return }
+        guard !runRecorded && !options.dryRun else { return }
         runRecorded = true
         let status: String
         if case .cancelled = failure { status = "cancelled" } else { status = "failed" }

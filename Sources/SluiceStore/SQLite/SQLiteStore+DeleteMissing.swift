@@ -109,15 +109,15 @@ extension SQLiteStore {
             if shouldAbort?() == true {
                 throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", code: SQLITE_INTERRUPT)
             }
-            try connection.execute("BEGIN IMMEDIATE", "starting delete-missing of \(quoted(schema.name))")
+            try connection.begin("starting delete-missing of \(quoted(schema.name))")
             do throws(StoreError) {
                 let upper = try sweep.chunkEnd(from: lower)
                 deleted += try sweep.deleteChunk(lower, upper, &sideWrites)
-                try connection.execute("COMMIT", "committing delete-missing of \(quoted(schema.name))")
+                try connection.commit("committing delete-missing of \(quoted(schema.name))")
                 guard upper < Int64.max else { return deleted }
                 lower = upper + 1
             } catch {
-                _ = try? connection.execute("ROLLBACK", "rolling back delete-missing")
+                connection.rollback()
                 throw error
             }
         }
