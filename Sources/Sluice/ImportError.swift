@@ -1,7 +1,11 @@
 /// Why an import or check stopped. Committed batches stay in the store.
 public enum ImportError: Error, CustomStringConvertible {
-    /// An input could not be opened or decompressed.
+    /// An input could not be opened or read.
     case input(InputError)
+    /// An input's compressed stream is damaged or cut short after
+    /// `decompressedBytes` bytes of it were parsed, within or just after
+    /// record `record` (`nil` for a check, which reads no records).
+    case damagedInput(InputError, decompressedBytes: Int64, record: Int?)
     /// An input is malformed, a record could not be mapped, or a limit was hit.
     case parse(ParseError)
     /// The mapping is invalid (found before any input is read).
@@ -25,6 +29,10 @@ public enum ImportError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .input(let error): return "\(error)"
+        case .damagedInput(let error, let bytes, let record):
+            // Placed as a parse error is: `file (byte N of the decompressed stream), record N: …`.
+            let reason = "\(error)".dropFirst(error.path.count + 2)
+            return "\(error.path) (byte \(bytes) of the decompressed stream)\(record.map { ", record \($0)" } ?? ""): \(reason)"
         case .parse(let error): return "\(error)"
         case .mapping(let error): return "invalid mapping:\n\(error)"
         case .store(let error): return "store error: \(error)"

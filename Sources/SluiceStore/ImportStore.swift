@@ -34,8 +34,12 @@ package protocol ImportStore: AnyObject {
     /// After the last batch of a link table ``beginBulkLinks(_:)`` took.
     func endBulkLinks(_ link: LinkSchema) throws(StoreError)
 
-    /// Records a run of `inputs` in the ledger as running; returns its id.
-    func beginRun(inputs: [String]) throws(StoreError) -> Int64
+    /// Records a run of `inputs` with `options` (a JSON object, see
+    /// ``RunRecord/options``) in the ledger as running; returns its id.
+    func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64
+    /// The latest run of exactly these `inputs` in the ledger, if any (the
+    /// run a resume continues).
+    func lastRun(inputs: [String]) throws(StoreError) -> RunRecord?
     /// Records how run `id` ended (`completed`, `failed`, `cancelled`).
     func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
     /// Forgets the checkpoints of `inputs` (a run that does not resume).
@@ -55,8 +59,9 @@ package protocol ImportStore: AnyObject {
     /// Deletes the rows of `schema` whose keys the run did not see, and
     /// their links in `links`; returns how many rows went.
     func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int
-    /// Forgets the recorded keys once every sweep is done.
-    func stopTrackingSeenKeys() throws(StoreError)
+    /// Forgets the recorded keys once every sweep is done and marks run `id`
+    /// swept (``RunRecord/swept``), in one transaction.
+    func stopTrackingSeenKeys(run id: Int64) throws(StoreError)
 
     /// Links whose target row does not exist, per relationship; the
     /// references of the entities in `counted` are taken from it.

@@ -33,7 +33,8 @@ package final class NullStore: ImportStore {
 
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool { false }
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {}
-    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 { 0 }
+    package func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64 { 0 }
+    package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? { nil }
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {}
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {}
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }
@@ -41,7 +42,7 @@ package final class NullStore: ImportStore {
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool { false }
     package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows { MissingRows(missing: 0, stored: 0) }
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int { 0 }
-    package func stopTrackingSeenKeys() throws(StoreError) {}
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {}
 
     package func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]]

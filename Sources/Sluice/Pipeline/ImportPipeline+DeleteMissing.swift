@@ -5,22 +5,33 @@ extension ImportPipeline {
     /// Sweeps every entity with delete-missing whose keys the run saw (or
     /// every one, with ``ImportOptions/allowEmptyDelete``), adding each one's
     /// deletions to its counts and a warning per entity left alone; then
-    /// forgets the seen keys. With a ``ImportOptions/maxDelete`` that an
-    /// entity's would-be deletions exceed, it deletes nothing, keeps the
-    /// seen keys (a resume sweeps with them) and throws
-    /// ``ImportError/deletionLimit(_:)``; a dry run sweeps all the same, to
-    /// report what `--delete-missing` would delete, and notes the refusal
-    /// in ``wouldFail``.
+    /// forgets the seen keys and marks the run swept. A resume of a run that
+    /// had swept sweeps nothing (its seen keys are gone) and says so. With a
+    /// ``ImportOptions/maxDelete`` that an entity's would-be deletions
+    /// exceed, it deletes nothing, keeps the seen keys (a resume sweeps with
+    /// them) and throws ``ImportError/deletionLimit(_:)``; a dry run sweeps
+    /// all the same, to report what `--delete-missing` would delete, and
+    /// notes the refusal in ``wouldFail``.
     func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
         var refusal: String?
         do throws(StoreError) {
+            let deleting = compiled.mappers.indices.filter { entity in
+                let schema = compiled.mappers[entity].schema
+                return (schema.deleteMissing ?? options.store.deleteMissing) && !schema.keyColumns.isEmpty
+            }
+            if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
+                // Its seen keys went with its last sweep: sweeping now would find none.
+                warnings.append(
+                    "delete-missing: run \(resumed.id), which this run resumes, had already deleted the rows of "
+                        + "\(deleting.map { compiled.mappers[$0].schema.name }.joined(separator: ", ")) that the dump no longer has; this run deleted none")
+            }
             var swept: [Int] = []
-            for (entity, mapper) in compiled.mappers.enumerated()
-            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
+            for entity in deleting where resumedRun?.swept != true {
+                let schema = compiled.mappers[entity].schema
                 // Keys the store received, in this run or in the interrupted
                 // run it resumes (filtered-out records do not count).
-                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
-                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
+                if try !store.hasSeenKeys(schema) && !options.allowEmptyDelete {
+                    warnings.append("delete-missing left \(schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
                     continue
                 }
                 swept.append(entity)
@@ -32,7 +43,9 @@ extension ImportPipeline {
                     reportProgress(.deleting, table: schema.name)
                     counts[entity].deleted += try store.deleteMissing(schema, links: compiled.links)
                 }
-                try store.stopTrackingSeenKeys()
+                // A dry run leaves the seen keys to its rollback: ending them
+                // marks the run swept in a ledger that has no row for it.
+                if !options.dryRun { try store.stopTrackingSeenKeys(run: runID) }
             }
         } catch {
             throw cancelled.isSet ? .cancelled : .store(error)

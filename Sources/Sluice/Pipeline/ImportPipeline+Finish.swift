@@ -58,7 +58,7 @@ extension ImportPipeline {
                 throw error
             }
         }
-        report.warnings = inputWarnings + warnings
+        report.warnings = resumedCompletedRunWarning + inputWarnings + warnings
         report.dryRun = options.dryRun
         report.wouldFail = wouldFail
         do {
@@ -89,17 +89,24 @@ extension ImportPipeline {
         return report
     }
 
-    /// Entities whose records repeated keys: each record of its own beyond
-    /// the first with a key was combined with it (key order, or one batch in
-    /// input order). Entities also found nested in other records are left
-    /// out: a shared object recurring is what nesting means.
+    /// Entities whose records repeated keys, and what became of them as the
+    /// entity's write mode and deletions decide (``RowArena/onePerKey``):
+    /// combined, or the last one whole. Entities also found nested in other
+    /// records are left out: a shared object recurring is what nesting means.
     func repeatedKeyWarnings() -> [String] {
         compiled.mappers.enumerated().compactMap { entity, mapper in
             guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
             let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
             let repeated = batcher.recordRows[entity] - written
             guard repeated > 0 else { return nil }
-            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; each was combined with it (present fields win, the last occurrence last)"
+                        let outcome: String
+            switch (mapper.schema.mode ?? options.store.mode, compiled.deletes(entity)) {
+            case (.replace, false): outcome = "the last record of each key was written whole (replace)"
+            case (.replace, true): outcome = "the last action on each key won (a record replaces, a deletion deletes)"
+            case (_, false): outcome = "each was combined with it (present fields win, the last occurrence last)"
+            case (_, true): outcome = "each was combined with it (present fields win, the last occurrence last), and a deletion dropped what came before it"
+            }
+            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; \(outcome)"
         }
     }
 

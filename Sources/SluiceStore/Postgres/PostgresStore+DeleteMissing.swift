@@ -120,10 +120,19 @@ extension PostgresStore {
         return result.int(0, 0)
     }
 
-    package func stopTrackingSeenKeys() throws(StoreError) {
-        for name in seenTracked.sorted() {
-            let seen = pgQuoted(Self.seenTable(name))
-            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {
+        guard !seenTracked.isEmpty else { return }
+        try connection.begin("ending the sweeps")
+        do throws(StoreError) {
+            for name in seenTracked.sorted() {
+                let seen = pgQuoted(Self.seenTable(name))
+                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+            }
+            try connection.execute("UPDATE _sluice_runs SET swept = true WHERE id = $1", "recording the sweep", [String(id)])
+            try connection.commit("ending the sweeps")
+        } catch {
+            connection.rollback()
+            throw error
         }
         seenTracked = []
     }

@@ -6,14 +6,18 @@ extension PostgresStore {
     private static let ledgerSchema = """
         CREATE TABLE IF NOT EXISTS _sluice_runs (
           id bigserial PRIMARY KEY, started timestamptz NOT NULL, finished timestamptz, status text NOT NULL,
-          inputs text NOT NULL, records bigint, counts text, error text, backend integer)
+          inputs text NOT NULL, records bigint, counts text, error text, backend integer, options text,
+          swept boolean NOT NULL DEFAULT false);
+        ALTER TABLE _sluice_runs ADD COLUMN IF NOT EXISTS options text;
+        ALTER TABLE _sluice_runs ADD COLUMN IF NOT EXISTS swept boolean NOT NULL DEFAULT false
         """
+    private static let runColumns = "id, \(time("started")), \(time("finished")), status, inputs, records, counts, error, options, swept"
     private static func time(_ column: String) -> String { "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')" }
 
     /// Records the start of a run; runs still marked running whose server
     /// process is gone (their importer died) become `interrupted`, while
     /// those of importers running now stay as they are.
-    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+    package func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64 {
         try withSchemaLock("creating the run ledger") { () throws(StoreError) in
             try connection.execute(Self.ledgerSchema, "creating the run ledger")
         }
@@ -22,9 +26,31 @@ extension PostgresStore {
                 + "AND backend IS DISTINCT FROM pg_backend_pid() AND backend NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)",
             "updating the run ledger")
         let id = try connection.strings(
-            "INSERT INTO _sluice_runs (started, status, inputs, backend) VALUES (clock_timestamp(), 'running', $1, pg_backend_pid()) RETURNING id",
-            "recording the run", [inputs.joined(separator: "\n")])
+            "INSERT INTO _sluice_runs (started, status, inputs, backend, options) VALUES (clock_timestamp(), 'running', $1, pg_backend_pid(), $2) "
+                + "RETURNING id",
+            "recording the run", [inputs.joined(separator: "\n"), options])
         return Int64(id.first.flatMap { $0 } ?? "") ?? 0
+    }
+
+    package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
+        let columns = try connection.strings(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('_sluice_runs') AND attname IN ('options', 'swept')",
+            "reading the run ledger")
+        guard columns.first == "2" else { return nil }
+        let result = try connection.execute(
+            "SELECT \(Self.runColumns) FROM _sluice_runs WHERE inputs = $1 ORDER BY id DESC LIMIT 1", "reading the run ledger",
+            [inputs.joined(separator: "\n")])
+        return Self.runs(result).first
+    }
+
+    /// The runs `result` (selecting ``runColumns``) holds.
+    private static func runs(_ result: PostgresResult) -> [RunRecord] {
+        (0..<result.rowCount).map { row in
+            RunRecord(
+                id: Int64(result.int(row, 0)), started: result.value(row, 1) ?? "", finished: result.value(row, 2), status: result.value(row, 3) ?? "",
+                inputs: result.value(row, 4) ?? "", records: result.value(row, 5).flatMap { Int($0) }, counts: result.value(row, 6),
+                error: result.value(row, 7), options: result.value(row, 8), swept: result.value(row, 9) == "t")
+        }
     }
 
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
@@ -49,15 +75,12 @@ extension PostgresStore {
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
         }
         if try exists("_sluice_runs") {
-            let runs = try connection.execute(
-                "SELECT id, \(time("started")), \(time("finished")), status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
-                "reading the ledger")
-            for row in 0..<runs.rowCount {
-                status.runs.append(RunRecord(
-                    id: Int64(runs.int(row, 0)), started: runs.value(row, 1) ?? "", finished: runs.value(row, 2), status: runs.value(row, 3) ?? "",
-                    inputs: runs.value(row, 4) ?? "", records: runs.value(row, 5).flatMap { Int($0) }, counts: runs.value(row, 6),
-                    error: runs.value(row, 7)))
-            }
+            let current = try connection.strings(
+                "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('_sluice_runs') AND attname IN ('options', 'swept')",
+                "reading the ledger").first == "2"
+            // An older ledger is read as it is, without changing it.
+            let columns = current ? runColumns : "id, \(time("started")), \(time("finished")), status, inputs, records, counts, error, NULL, false"
+            status.runs = runs(try connection.execute("SELECT \(columns) FROM _sluice_runs ORDER BY id DESC", "reading the ledger"))
         }
         if try exists("_sluice_checkpoints") {
             let checkpoints = try connection.execute("SELECT input, records, bytes FROM _sluice_checkpoints ORDER BY input", "reading checkpoints")

@@ -141,14 +141,22 @@ extension SQLiteStore {
         return MissingRows(missing: Int(count.int64(0)), stored: Int(count.int64(1)))
     }
 
-    /// Drops the seen-keys tables once every delete-missing ran.
-    package func stopTrackingSeenKeys() throws(StoreError) {
-        for name in seenTracked.sorted() {
-            if let state = tables[name] {
-                state.seen = nil
+    /// Drops the seen-keys tables once every delete-missing ran, and marks
+    /// run `id` swept, in one transaction.
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {
+        guard !seenTracked.isEmpty else { return }
+        try connection.begin("ending the sweeps")
+        do throws(StoreError) {
+            for name in seenTracked.sorted() {
+                tables[name]?.seen = nil
+                let seen = quoted(Self.seenTable(name))
+                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
             }
-            let seen = quoted(Self.seenTable(name))
-            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+            try markSwept(id)
+            try connection.commit("ending the sweeps")
+        } catch {
+            connection.rollback()
+            throw error
         }
         seenTracked = []
     }

@@ -6,21 +6,64 @@ extension SQLiteStore {
     private static let ledgerSchema = """
         CREATE TABLE IF NOT EXISTS _sluice_runs (
           id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, status TEXT NOT NULL,
-          inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT)
+          inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT, options TEXT, swept INTEGER NOT NULL DEFAULT 0)
         """
+    /// Columns later versions added to the ledger, added to an older one.
+    private static let ledgerAdditions = [("options", "options TEXT"), ("swept", "swept INTEGER NOT NULL DEFAULT 0")]
+    private static let runColumns = "id, started, finished, status, inputs, records, counts, error, options, swept"
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
     /// Records the start of a run; runs still marked running (their process
     /// died) become `interrupted`. Returns the run's id.
-    package func beginRun(inputs: [String]) throws(StoreError) -> Int64 {
+    package func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
         try connection.execute(Self.ledgerSchema, "creating the run ledger")
+        let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
+        for (name, definition) in Self.ledgerAdditions where !columns.contains(name) {
+            try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(definition)", "extending the run ledger")
+        }
         try connection.execute("UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running'", "updating the run ledger")
         let statement = try SQLiteStatement(
-            connection, "INSERT INTO _sluice_runs (started, status, inputs) VALUES (\(Self.now), 'running', ?)", "recording the run")
+            connection, "INSERT INTO _sluice_runs (started, status, inputs, options) VALUES (\(Self.now), 'running', ?, ?)", "recording the run")
         statement.bind(1, inputs.joined(separator: "\n"))
+        statement.bind(2, options)
         try statement.run("recording the run")
         return sqlite3_last_insert_rowid(connection.handle)
+    }
+
+    package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
+        guard try Self.hasLedger(connection) else { return nil }
+        let statement = try SQLiteStatement(
+            connection, "SELECT \(Self.runColumns) FROM _sluice_runs WHERE inputs = ? ORDER BY id DESC LIMIT 1", "reading the run ledger")
+        statement.bind(1, inputs.joined(separator: "\n"))
+        return try Self.runs(statement).first
+    }
+
+    /// Marks run `id` swept, inside the caller's transaction.
+    func markSwept(_ id: Int64) throws(StoreError) {
+        let statement = try SQLiteStatement(connection, "UPDATE _sluice_runs SET swept = 1 WHERE id = ?", "recording the sweep")
+        statement.bind(1, id)
+        try statement.run("recording the sweep")
+    }
+
+    /// Whether the store has a ledger with every column this version reads
+    /// (a store written by an older sluice gets them with its next run).
+    private static func hasLedger(_ connection: SQLiteConnection) throws(StoreError) -> Bool {
+        let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
+        return !columns.isEmpty && ledgerAdditions.allSatisfy { columns.contains($0.0) }
+    }
+
+    /// The runs `statement` (selecting ``runColumns``) gives.
+    private static func runs(_ statement: SQLiteStatement) throws(StoreError) -> [RunRecord] {
+        var runs: [RunRecord] = []
+        while try statement.step("reading the ledger") {
+            runs.append(RunRecord(
+                id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
+                inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
+                counts: statement.optionalText(6), error: statement.optionalText(7), options: statement.optionalText(8),
+                swept: statement.int64(9) != 0))
+        }
+        return runs
     }
 
     /// Records the end of run `id` and removes the disk reserve; when the
@@ -71,18 +114,14 @@ extension SQLiteStore {
             let count = try connection.strings("SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
             status.tables.append((name, Int(count.first ?? "") ?? 0))
         }
-        let hasLedger = try !connection.strings(
-            "SELECT name FROM sqlite_schema WHERE name = '_sluice_runs'", column: 0, "reading the ledger").isEmpty
-        if hasLedger {
+        if try hasLedger(connection) {
+            status.runs = try runs(SQLiteStatement(connection, "SELECT \(runColumns) FROM _sluice_runs ORDER BY id DESC", "reading the ledger"))
+        } else if try !connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the ledger").isEmpty {
+            // An older ledger, read without changing the store.
             let statement = try SQLiteStatement(
-                connection, "SELECT id, started, finished, status, inputs, records, counts, error FROM _sluice_runs ORDER BY id DESC",
+                connection, "SELECT id, started, finished, status, inputs, records, counts, error, NULL, 0 FROM _sluice_runs ORDER BY id DESC",
                 "reading the ledger")
-            while try statement.step("reading the ledger") {
-                status.runs.append(RunRecord(
-                    id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
-                    inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
-                    counts: statement.optionalText(6), error: statement.optionalText(7)))
-            }
+            status.runs = try runs(statement)
         }
         // A store sluice did not make has no checkpoints to show.
         let hasCheckpoints = try !connection.strings(
