@@ -95,4 +95,21 @@ import Testing
         #expect(again.status == 0 && again.stderr.contains("run 3, which this run resumes, had completed"), "\(again.stderr)")
         #expect(StoreReader(store).count("Event") == 20_000)
     }
+
+    /// The same in PostgreSQL: options and the sweep recorded in its ledger.
+    @Test func postgresRefusesAResumeWithOtherOptionsAndKnowsTheSweepWasDone() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let name = String(database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? "")
+        #expect(try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, crash.small]).status == 0)
+        let sync = ["import", "--mapping", crash.mapping, "--into", database, "--delete-missing", crash.third]
+        #expect(try runCommand(sluice, sync).status == 0)
+        // As a run killed after its sweep leaves it.
+        try server.execute("UPDATE _sluice_runs SET status = 'running', finished = NULL WHERE id = 2", in: name)
+        let other = try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, "--resume", crash.third])
+        #expect(other.status == 64 && other.stderr.contains("--delete-missing: true then, false now"), "\(other.stderr)")
+        let resumed = try runCommand(sluice, sync + ["--resume"])
+        #expect(resumed.status == 0 && resumed.stderr.contains("run 2, which this run resumes, had already deleted"), "\(resumed.stderr)")
+        #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "20000")
+    }
 }

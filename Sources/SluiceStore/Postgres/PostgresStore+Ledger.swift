@@ -54,6 +54,7 @@ extension PostgresStore {
     }
 
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
+        try forgetOldRuns()
         try connection.commitDurably(
             "UPDATE _sluice_runs SET finished = clock_timestamp(), status = $1, records = $2, counts = $3, error = $4 WHERE id = $5",
             "recording the end of the run", [status, String(records), counts, message, String(id)])

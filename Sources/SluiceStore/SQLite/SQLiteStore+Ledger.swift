@@ -72,6 +72,7 @@ extension SQLiteStore {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
         do {
+            try forgetOldRuns()
             try recordEnd(id, status: status, records: records, counts: counts, error: message)
         } catch where error.code & 0xFF == SQLITE_FULL {
             reserve.remove()
