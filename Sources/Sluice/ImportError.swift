@@ -21,6 +21,10 @@ public enum ImportError: Error, CustomStringConvertible {
     /// Relationships whose `missing: error` policy found links to records
     /// that are not in the store at the end of the run.
     case danglingReferences(String)
+    /// Delete-missing would have deleted more from an entity than
+    /// ``ImportOptions/maxDelete`` allows; nothing was deleted, and what the
+    /// run inserted and updated is committed.
+    case deletionLimit(String)
 
     public var description: String {
         switch self {
@@ -36,6 +40,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .cancelled: return "cancelled; batches committed before the cancellation are kept"
         case .usage(let message): return message
         case .danglingReferences(let message): return message
+        case .deletionLimit(let message): return message
         }
     }
 }

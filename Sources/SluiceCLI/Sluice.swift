@@ -30,7 +30,7 @@ enum ExitStatus {
         switch error {
         case .input(.notFound), .input(.unreadable): return noInput
         case .input, .damagedInput: return dataError
-        case .parse, .danglingReferences: return dataError
+        case .parse, .danglingReferences, .deletionLimit: return dataError
         case .mapping: return config
         case .store, .spill: return ioError
         case .cancelled: return 130

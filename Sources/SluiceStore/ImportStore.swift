@@ -52,6 +52,10 @@ package protocol ImportStore: AnyObject {
     func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
     /// Whether the run recorded any key of `schema`.
     func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool
+    /// How many rows ``deleteMissing(_:links:)`` would delete from
+    /// `schema`'s table now, and how many it holds; deletes nothing. Costs
+    /// one scan of the table with a seen-keys probe per row, as the sweep.
+    func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows
     /// Deletes the rows of `schema` whose keys the run did not see, and
     /// their links in `links`; returns how many rows went.
     func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int

@@ -40,6 +40,7 @@ package final class NullStore: ImportStore {
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {}
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool { false }
+    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows { MissingRows(missing: 0, stored: 0) }
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int { 0 }
     package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {}
 
@@ -54,10 +55,12 @@ package final class NullStore: ImportStore {
 /// Opens the store an import target names: ``NullStore/target`` for the
 /// null store, a PostgreSQL connection string (``PostgresStore/isTarget(_:)``)
 /// for a database, otherwise the path of a SQLite store (created if missing).
-package func openImportStore(_ target: String, options: StoreOptions) throws(StoreError) -> any ImportStore {
+/// A `dryRun` store keeps every write in one transaction that closing it
+/// rolls back.
+package func openImportStore(_ target: String, options: StoreOptions, dryRun: Bool = false) throws(StoreError) -> any ImportStore {
     if target == NullStore.target { return NullStore() }
-    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options) }
-    return try SQLiteStore(path: target, options: options)
+    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options, dryRun: dryRun) }
+    return try SQLiteStore(path: target, options: options, dryRun: dryRun)
 }
 
 /// Whether `target` names a file (a SQLite store) rather than the null

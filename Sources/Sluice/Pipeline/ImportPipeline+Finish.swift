@@ -20,31 +20,11 @@ extension ImportPipeline {
             throw .cancelled
         }
         var warnings = store.migrations
-        do {
-            let deleting = compiled.mappers.enumerated().filter { _, mapper in
-                (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty
-            }
-            if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
-                // Its seen keys went with its last sweep: sweeping now would find none.
-                warnings.append(
-                    "delete-missing: run \(resumed.id), which this run resumes, had already deleted the rows of "
-                        + "\(deleting.map(\.element.schema.name).joined(separator: ", ")) that the dump no longer has; this run deleted none")
-            }
-            for (entity, mapper) in deleting where resumedRun?.swept != true {
-                // Keys the store received, in this run or in the interrupted
-                // run it resumes (filtered-out records do not count).
-                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
-                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
-                    continue
-                }
-                reportProgress(.deleting, table: mapper.schema.name)
-                counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
-            }
-            try store.stopTrackingSeenKeys(run: runID)
+        do throws(ImportError) {
+            try sweepMissing(&warnings)
         } catch {
-            let failure: ImportError = cancelled.isSet ? .cancelled : .store(error)
-            record(failure: failure)
-            throw failure
+            record(failure: error)
+            throw error
         }
         if cancelled.isSet {
             record(failure: .cancelled)
@@ -68,16 +48,22 @@ extension ImportPipeline {
             report.dangling[name] = count
             warnings.append("\(name): \(count) links to records that are not in the store")
             if relationship.policy == .error {
-                let error = ImportError.danglingReferences(
-                    "\(name): \(count) links to records that are not in the store (the relationship says missing: error); the data is committed")
+                let message = "\(name): \(count) links to records that are not in the store (the relationship says missing: error)"
+                if options.dryRun {
+                    wouldFail = wouldFail ?? message
+                    continue
+                }
+                let error = ImportError.danglingReferences(message + "; the data is committed")
                 record(failure: error)
                 throw error
             }
         }
         report.warnings = resumedCompletedRunWarning + inputWarnings + warnings
+        report.dryRun = options.dryRun
+        report.wouldFail = wouldFail
         do {
             runRecorded = true
-            try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil)
+            if !options.dryRun { try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil) }
         } catch {
             throw .store(error)
         }
@@ -124,10 +110,11 @@ extension ImportPipeline {
         }
     }
 
-    /// Records a failed (or cancelled) run in the ledger; a failure to write
-    /// the ledger is not allowed to hide the original error.
+    /// Records a failed (or cancelled) run in the ledger (not a dry run);
+    /// a failure to write the ledger is not allowed to hide the original
+    /// error.
     func record(failure: ImportError) {
-        guard !runRecorded else { return }
+        guard !runRecorded && !options.dryRun else { return }
         runRecorded = true
         let status: String
         if case .cancelled = failure { status = "cancelled" } else { status = "failed" }

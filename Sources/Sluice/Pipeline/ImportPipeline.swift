@@ -21,8 +21,13 @@ final class ImportPipeline {
     /// Set by the caller's cancellation or by ``cancel()``; every phase
     /// checks it between batches.
     let cancelled: Flag
+    /// The run's row in the ledger (0 in a dry run, which the ledger does
+    /// not record).
     let runID: Int64
     var runRecorded = false
+    /// In a dry run, the error the real run would end with after its
+    /// writes (see ``ImportReport/wouldFail``).
+    var wouldFail: String?
 
     // Owned by the store thread until it is joined.
     var storeFailure: ImportError?
@@ -83,8 +88,11 @@ final class ImportPipeline {
         self.expectedBytes = expectedBytes
         self.options = options
         self.progress = progress
+        if options.dryRun && options.resume {
+            throw .usage("--dry-run cannot be combined with --resume: a dry run commits nothing, and reads every input from its beginning")
+        }
         do {
-            store = try openImportStore(storePath, options: options.store)
+            store = try openImportStore(storePath, options: options.store, dryRun: options.dryRun)
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }
@@ -92,7 +100,7 @@ final class ImportPipeline {
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
             let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
             if options.resume { resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions) }
-            runID = try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json)
+            runID = options.dryRun ? 0 : try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json)
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
         } catch let error as ImportError {

@@ -4,7 +4,8 @@ import SluiceRecords
 /// (``RunRecord/options``): a resume must repeat it, or it would be another
 /// run finishing under the interrupted one's name. How a run works (batch and
 /// sort sizes, the apply order, the page cache, record limits) is left out:
-/// it changes the cost, not the store a run leaves.
+/// it changes the cost, not the store a run leaves. So is `--max-delete`, a
+/// safety limit: a run it refused is resumed with a larger one.
 struct RunOptions: Equatable {
     /// One option: its member name in the ledger's JSON, its value there,
     /// and how a user sets it.

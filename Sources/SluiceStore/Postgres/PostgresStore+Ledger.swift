@@ -139,8 +139,10 @@ extension PostgresStore {
 
     /// A second connection to the database, to count a finished entity's
     /// dangling references while this one writes the next tables.
+    /// None in a dry run: another session would not see its writes.
     package func makeReferenceCounter() -> (any ReferenceCounter)? {
-        try? PostgresReferenceCounter(conninfo: conninfo)
+        guard !connection.isDryRun else { return nil }
+        return try? PostgresReferenceCounter(conninfo: conninfo)
     }
 }
 
