@@ -31,7 +31,7 @@ public enum Checker {
         if let known = format ?? InputFormat.detect(path: path) { parser = start(known) }
         while true {
             let count: Int
-            do { count = try source.read(into: chunk) } catch { throw .input(error) }
+            do { count = try source.read(into: chunk) } catch { throw .damagedInput(error, decompressedBytes: bytes, record: nil) }
             if count == 0 { break }
             let piece = UnsafeRawBufferPointer(rebasing: chunk[..<count])
             if parser == nil {

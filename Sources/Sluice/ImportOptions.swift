@@ -33,6 +33,27 @@ public struct ImportOptions: Sendable, Equatable {
     /// Let delete-missing empty an entity of which the run saw no record at
     /// all (by default such an entity is left alone and a warning given).
     public var allowEmptyDelete = false
+    /// A brake on delete-missing: before deleting anything, every entity's
+    /// would-be deletions are counted (a scan of its table), and when any
+    /// entity would lose more than this the run fails with
+    /// ``ImportError/deletionLimit(_:)``, deleting nothing; what it inserted
+    /// and updated stays committed, and so do the keys it saw, so a resume
+    /// with a larger limit sweeps without reading the inputs into the store
+    /// again. `nil` (the default) deletes whatever is missing. A resume may
+    /// give a different limit than the run it continues.
+    public var maxDelete: DeleteLimit?
+    /// Reads, maps, compares, writes and sweeps exactly as a run does, all
+    /// in one store transaction that is rolled back at the end, and reports
+    /// what the run would have done (``ImportReport/dryRun``): the store is
+    /// left as it was and the ledger does not record it. A SQLite store that
+    /// does not exist is not created (the run works in a private temporary
+    /// database). The store stays locked for writing until the dry run ends,
+    /// and a SQLite dry run needs the disk space of the changes in its WAL.
+    /// A failure the real run would meet after its writes (deletions beyond
+    /// ``maxDelete``, dangling references under `missing: error`) is
+    /// reported in ``ImportReport/wouldFail`` rather than thrown. Refused
+    /// with ``resume``.
+    public var dryRun = false
 
     /// The defaults.
     public init() {}

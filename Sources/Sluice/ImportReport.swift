@@ -19,20 +19,29 @@ public struct ImportReport: Sendable, Equatable, Codable {
     /// created and the children deleted with their parent) and the link
     /// tables (link rows added and removed), in mapping order.
     public var tables: [TableReport] = []
+    /// Whether the run was a dry run (``ImportOptions/dryRun``): every
+    /// count is what the run would have written, and nothing was.
+    public var dryRun = false
+    /// In a dry run, the error the real run would end with after writing
+    /// (deletions beyond ``ImportOptions/maxDelete``, dangling references
+    /// under `missing: error`); nil when it would succeed.
+    public var wouldFail: String?
 
     /// Reports are equal when every count and figure is.
     public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
         lhs.records == rhs.records && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
             && lhs.entities.map(\.name) == rhs.entities.map(\.name)
             && lhs.entities.map(\.counts) == rhs.entities.map(\.counts) && lhs.dangling == rhs.dangling
-            && lhs.warnings == rhs.warnings && lhs.tables == rhs.tables
+            && lhs.warnings == rhs.warnings && lhs.tables == rhs.tables && lhs.dryRun == rhs.dryRun && lhs.wouldFail == rhs.wouldFail
     }
 
     /// `{"records": N, "bytes": N, "seconds": S, "entities": {"Post":
     /// {"inserted": N, "updated": N, "unchanged": N, "deleted": N, "skipped": N}},
     /// "tables": [{"name": "Post", "kind": "entity", ..., "stubs": N}, ...],
     /// "dangling": {"Post.owner": N}, "warnings": ["..."]}`, members in that
-    /// order (written by hand: the module does not use Foundation).
+    /// order, then for a dry run `"dryRun": true` and `"wouldFail"` (a
+    /// message or null) (written by hand: the module does not use
+    /// Foundation).
     public var json: String {
         let entities = self.entities.map { name, counts in
             "\(Self.quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
@@ -46,7 +55,8 @@ public struct ImportReport: Sendable, Equatable, Codable {
         let dangling = self.dangling.sorted { $0.key < $1.key }.map { "\(Self.quote($0.key)): \($0.value)" }
         return "{\"records\": \(records), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
             + "\"entities\": {\(entities.joined(separator: ", "))}, \"tables\": [\(tables.joined(separator: ", "))], "
-            + "\"dangling\": {\(dangling.joined(separator: ", "))}, \"warnings\": [\(warnings.map(Self.quote).joined(separator: ", "))]}"
+            + "\"dangling\": {\(dangling.joined(separator: ", "))}, \"warnings\": [\(warnings.map(Self.quote).joined(separator: ", "))]"
+            + (dryRun ? ", \"dryRun\": true, \"wouldFail\": \(wouldFail.map(Self.quote) ?? "null")}" : "}")
     }
 
     /// ``seconds`` with three decimals, e.g. `12.034`.
@@ -78,7 +88,7 @@ public struct ImportReport: Sendable, Equatable, Codable {
 }
 
 extension ImportReport {
-    private enum CodingKeys: String, CodingKey { case records, bytes, seconds, entities, tables, dangling, warnings }
+    private enum CodingKeys: String, CodingKey { case records, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail }
 
     /// An entity's counts under its name, as ``entities`` holds them.
     private struct NamedCounts: Codable {
@@ -95,6 +105,8 @@ extension ImportReport {
         tables = try container.decodeIfPresent([TableReport].self, forKey: .tables) ?? []
         dangling = try container.decodeIfPresent([String: Int].self, forKey: .dangling) ?? [:]
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        dryRun = try container.decodeIfPresent(Bool.self, forKey: .dryRun) ?? false
+        wouldFail = try container.decodeIfPresent(String.self, forKey: .wouldFail)
     }
 
     /// Encodes ``entities`` as a list of `{"name", "counts"}` (a list keeps
@@ -108,6 +120,10 @@ extension ImportReport {
         try container.encode(tables, forKey: .tables)
         try container.encode(dangling, forKey: .dangling)
         try container.encode(warnings, forKey: .warnings)
+        if dryRun {
+            try container.encode(dryRun, forKey: .dryRun)
+            try container.encode(wouldFail, forKey: .wouldFail)
+        }
     }
 }
 

@@ -153,7 +153,7 @@ public struct Importer: Sendable {
                 defer { reader.stop() }
                 while true {
                     let chunk: (bytes: UnsafeRawBufferPointer, consumed: Int64)
-                    do { chunk = try reader.next() } catch { throw ImportError.input(error) }
+                    do { chunk = try reader.next() } catch { throw pipeline.damaged(error) }
                     if chunk.bytes.isEmpty { break }
                     try pipeline.feed(chunk.bytes, raw: chunk.consumed)
                 }

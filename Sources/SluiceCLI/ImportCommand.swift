@@ -19,7 +19,7 @@ struct ImportCommand: ParsableCommand {
             With --mapping, the mapping file says where records are and how fields become columns.
             Without one, give --entity and --key: JSON Lines (or a JSON array) of objects become rows,
             with a column per top-level member.
-            Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input not found, 74 store error, 78 bad mapping.
+            Exit codes: 0 ok, 64 usage, 65 bad input data or deletions beyond --max-delete (also: a dry run whose real run would fail), 66 input not found, 74 store error, 78 bad mapping.
             """)
 
     @Option(help: "The mapping file (YAML or JSON).")
@@ -48,6 +48,14 @@ struct ImportCommand: ParsableCommand {
 
     @Flag(help: "Let --delete-missing empty an entity of which the run saw no record.")
     var allowEmptyDelete = false
+
+    @Option(help: ArgumentHelp(
+        "A brake on --delete-missing: before deleting anything, refuse (exit 65) a run that would delete more than N rows, or P% of the stored rows, from any entity.",
+        valueName: "N|P%"))
+    var maxDelete: DeleteLimit?
+
+    @Flag(help: "Read, map, compare and sweep as a run would, in one transaction rolled back at the end: report what would be inserted, updated, left alone and deleted, and write nothing (exit 65 when the real run would fail, e.g. beyond --max-delete). Not with --resume.")
+    var dryRun = false
 
     @Option(help: "Write the counts, every table written and the warnings as JSON to this file.")
     var statsJson: String?
@@ -159,6 +167,8 @@ struct ImportCommand: ParsableCommand {
         options.store.mode = mode
         options.store.deleteMissing = deleteMissing
         options.allowEmptyDelete = allowEmptyDelete
+        options.maxDelete = maxDelete
+        options.dryRun = dryRun
         options.resume = resume
         options.resumeCommand = ResumeCommand.line(
             arguments: CommandLine.arguments, directory: FileManager.default.currentDirectoryPath, store: into)
@@ -204,6 +214,10 @@ struct ImportCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.ioError)
             }
         }
+        if let failure = report.wouldFail {
+            display.fail("dry run: the real run would fail: \(failure)", exit: ExitStatus.dataError)
+            throw ExitCode(ExitStatus.dataError)
+        }
     }
 
     private func makeImporter(_ options: ImportOptions) throws(ImportError) -> Importer {
@@ -219,3 +233,6 @@ struct ImportCommand: ParsableCommand {
 
 extension WriteMode: ExpressibleByArgument {}
 extension ApplyOrder: ExpressibleByArgument {}
+extension DeleteLimit: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}

@@ -29,8 +29,8 @@ enum ExitStatus {
     static func code(for error: ImportError) -> Int32 {
         switch error {
         case .input(.notFound), .input(.unreadable): return noInput
-        case .input: return dataError
-        case .parse, .danglingReferences: return dataError
+        case .input, .damagedInput: return dataError
+        case .parse, .danglingReferences, .deletionLimit: return dataError
         case .mapping: return config
         case .store, .spill: return ioError
         case .cancelled: return 130

@@ -10,7 +10,10 @@ struct StatusCommand: ParsableCommand {
     @Option(help: "How many runs to show, newest first.")
     var runs = 10
 
-    @Argument(help: "The store: a SQLite file or a PostgreSQL database.")
+    @Flag(help: "Print the status as one JSON object (tables, runs with their state, options and counts, checkpoints), for scripts.")
+    var json = false
+
+    @Argument(help: "The store: a SQLite file or a PostgreSQL database (as --into takes it).")
     var store: String
 
     func run() throws {
@@ -19,6 +22,10 @@ struct StatusCommand: ParsableCommand {
             status = try Status.read(store: store)
         } catch {
             throw fail(error)
+        }
+        if json {
+            print(try Self.json(status, store: store, runs: runs))
+            return
         }
         print("tables:")
         for table in status.tables { print("  \(table.name): \(table.rows) rows") }

@@ -10,13 +10,14 @@ import Darwin
 enum Summary {
     /// The totals, then a line per table the mapping has: entity tables
     /// (with the stub rows among their inserts) and link tables (links
-    /// added and removed). Warnings go to standard error, not here.
+    /// added and removed); a dry run says so first. Warnings go to standard
+    /// error, not here.
     static func text(_ report: ImportReport) -> String {
         let rate = report.seconds > 0 ? Int(Double(report.records) / report.seconds) : report.records
-        var lines = [
+        var lines = report.dryRun ? ["dry run: nothing was written to the store; the counts are what the run would write"] : []
+        lines.append(
             "\(ProgressDisplay.grouped(report.records)) records, \(ProgressDisplay.grouped(Int(report.bytes))) bytes in \(report.secondsText) s "
-                + "(\(ProgressDisplay.grouped(rate)) records/s)"
-        ]
+                + "(\(ProgressDisplay.grouped(rate)) records/s)")
         let tables = report.tables
         let width = max(5, tables.map(\.name.count).max() ?? 0)
         let headings = ["inserted", "updated", "unchanged", "deleted", "skipped", "stubs"]

@@ -13,6 +13,13 @@ public enum InputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// compressed file: the file was cut short.
     case truncated(path: String, format: Compression, offset: Int64)
 
+    /// The input the error is about.
+    public var path: String {
+        switch self {
+        case .notFound(let path), .unreadable(let path, _), .corrupt(let path, _, _, _), .truncated(let path, _, _): return path
+        }
+    }
+
     public var description: String {
         switch self {
         case .notFound(let path):

@@ -17,6 +17,9 @@ package struct CompiledMapping {
     package var mappers: [RowMapper]
     /// The link tables of to-many relationships.
     package var links: [LinkSchema] = []
+    /// What the mapping does, as ``Mapping/fingerprint`` (hooks, being
+    /// code, are not in it).
+    package var fingerprint: String
 
     /// The most record paths one mapping may declare.
     package static let maxRoutes = 64
@@ -41,6 +44,7 @@ package struct CompiledMapping {
         if !problems.isEmpty { throw MappingError(file: mapping.file, problems: problems) }
         routes = []
         mappers = []
+        fingerprint = mapping.fingerprint
         for (index, entity) in mapping.entities.enumerated() {
             for (text, deletes) in entity.records.map({ ($0, false) }) + entity.deleteRecords.map({ ($0, true) }) {
                 guard case .success(let path) = RecordPath.parse(text) else { continue }
@@ -110,6 +114,13 @@ package struct CompiledMapping {
     package init(schemaless entity: String, key: String, records: RecordPath) {
         routes = [Route(path: records, entities: [0])]
         mappers = [SchemalessMapper(entity: entity, key: key)]
+        fingerprint = Mapping.fingerprint(of: "schemaless \(entity) \(key) \(records)")
+    }
+
+    /// Whether records delete keys of entity `entity` (`delete-records` or
+    /// `delete-when`).
+    package func deletes(_ entity: Int) -> Bool {
+        routes.contains { $0.deleting.contains(entity) } || (mappers[entity] as? EntityMapper)?.deleteWhen.isEmpty == false
     }
 
     /// The kind of document (XML or JSON) the record paths address.

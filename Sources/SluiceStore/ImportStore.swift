@@ -34,11 +34,15 @@ package protocol ImportStore: AnyObject {
     /// After the last batch of a link table ``beginBulkLinks(_:)`` took.
     func endBulkLinks(_ link: LinkSchema) throws(StoreError)
 
-    /// Records a run of `inputs` in the ledger as running, with what tells
-    /// whether its process is alive and `resumeCommand` (shown should it die);
-    /// marks `interrupted` the runs recorded as running whose process died.
-    /// Returns the run's id.
-    func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64
+    /// Records a run of `inputs` with `options` (a JSON object, see
+    /// ``RunRecord/options``) in the ledger as running, with what tells
+    /// whether its process is alive and `resumeCommand` (shown should it
+    /// die); marks `interrupted` the runs recorded as running whose process
+    /// died. Returns the run's id.
+    func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64
+    /// The latest run of exactly these `inputs` in the ledger, if any (the
+    /// run a resume continues).
+    func lastRun(inputs: [String]) throws(StoreError) -> RunRecord?
     /// Records how run `id` ended (`completed`, `failed`, `cancelled`).
     func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
     /// Forgets the checkpoints of `inputs` (a run that does not resume).
@@ -51,11 +55,16 @@ package protocol ImportStore: AnyObject {
     func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
     /// Whether the run recorded any key of `schema`.
     func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool
+    /// How many rows ``deleteMissing(_:links:)`` would delete from
+    /// `schema`'s table now, and how many it holds; deletes nothing. Costs
+    /// one scan of the table with a seen-keys probe per row, as the sweep.
+    func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows
     /// Deletes the rows of `schema` whose keys the run did not see, and
     /// their links in `links`; returns how many rows went.
     func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int
-    /// Forgets the recorded keys once every sweep is done.
-    func stopTrackingSeenKeys() throws(StoreError)
+    /// Forgets the recorded keys once every sweep is done and marks run `id`
+    /// swept (``RunRecord/swept``), in one transaction.
+    func stopTrackingSeenKeys(run id: Int64) throws(StoreError)
 
     /// Links whose target row does not exist, per relationship; the
     /// references of the entities in `counted` are taken from it.

@@ -33,14 +33,16 @@ package final class NullStore: ImportStore {
 
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool { false }
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {}
-    package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 { 0 }
+    package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 { 0 }
+    package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? { nil }
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {}
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {}
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {}
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool { false }
+    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows { MissingRows(missing: 0, stored: 0) }
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int { 0 }
-    package func stopTrackingSeenKeys() throws(StoreError) {}
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {}
 
     package func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]]
@@ -53,10 +55,12 @@ package final class NullStore: ImportStore {
 /// Opens the store an import target names: ``NullStore/target`` for the
 /// null store, a PostgreSQL connection string (``PostgresStore/isTarget(_:)``)
 /// for a database, otherwise the path of a SQLite store (created if missing).
-package func openImportStore(_ target: String, options: StoreOptions) throws(StoreError) -> any ImportStore {
+/// A `dryRun` store keeps every write in one transaction that closing it
+/// rolls back.
+package func openImportStore(_ target: String, options: StoreOptions, dryRun: Bool = false) throws(StoreError) -> any ImportStore {
     if target == NullStore.target { return NullStore() }
-    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options) }
-    return try SQLiteStore(path: target, options: options)
+    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options, dryRun: dryRun) }
+    return try SQLiteStore(path: target, options: options, dryRun: dryRun)
 }
 
 /// Whether `target` names a file (a SQLite store) rather than the null

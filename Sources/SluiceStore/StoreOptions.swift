@@ -21,6 +21,13 @@ public struct StoreOptions: Sendable, Equatable {
     /// generated events 4% faster (5.02–5.18 s against 5.35 s, key order,
     /// 4 KiB pages) with the same bytes written.
     public var walCheckpointPages: Int = 10_000
+    /// Runs the ledger keeps: when a run ends, older ones are forgotten, and
+    /// with them the checkpoints of inputs no kept run names (a nightly job
+    /// reading a dated file each night would otherwise add a checkpoint row
+    /// a night forever). 1,000 is nearly three years of nightly runs; a
+    /// year of them simulated at 200,000 events (Benchmarks/year.py) is in
+    /// docs/nightly-sync.md. At least 1.
+    public var ledgerRuns: Int = 1_000
     /// The write mode of entities whose mapping sets none.
     public var mode: WriteMode = .upsert
     /// Whether entities whose mapping does not say otherwise track the keys a

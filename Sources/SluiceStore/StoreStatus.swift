@@ -18,6 +18,13 @@ public struct RunRecord: Sendable, Equatable {
     public var counts: String?
     /// The error and its location, for failed runs.
     public var error: String?
+    /// What decides the run's result (the mapping's fingerprint, the write
+    /// mode, delete-missing…), as a JSON object; `nil` for runs recorded by
+    /// sluice before 0.10. A resume must repeat them.
+    public var options: String?
+    /// Whether the run finished its delete-missing sweeps (a run stopped
+    /// after them and resumed does not sweep again).
+    public var swept: Bool = false
     /// The command that continues the run with `--resume`, as the program
     /// that started it recorded it (``ImportOptions/resumeCommand``); nil
     /// when it recorded none.

@@ -175,4 +175,58 @@ struct PostgresCLITests {
         #expect(status.stdout.contains("completed"), "\(status.stdout)")
         #expect(status.stdout.contains("two.jsonl: 2 records"), "\(status.stdout)")
     }
+
+    /// `--max-delete` on PostgreSQL: a partial dump that would delete 1,800
+    /// of 2,100 events is refused (exit 65, the counts named, nothing
+    /// deleted, the new events committed); resumed with a larger limit it
+    /// deletes them.
+    @Test func maxDeleteRefusesThenAResumeWithALargerLimitDeletes() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let all = SyncCrashTests.events(Array(1...2_000), name: "pg-rails-all.jsonl")
+        let partial = SyncCrashTests.events(Array(1...200) + Array(2_001...2_100), name: "pg-rails-partial.jsonl")
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
+        let sync = ["import", "--mapping", mapping, "--into", database, "--delete-missing", partial]
+        let refused = try runCommand(sluice, sync + ["--max-delete", "1799"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Event would lose 1800 of its 2100 stored rows (85.7%)"), "\(refused.stderr)")
+        #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "2100")
+        #expect(statuses(database) == ["completed", "failed"])
+        let resumed = try runCommand(sluice, sync + ["--resume", "--max-delete", "86%"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "300")
+        #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
+    }
+
+    /// `--dry-run` on PostgreSQL: into an empty database it creates no
+    /// table; on a loaded one, an update file with `--delete-missing`
+    /// leaves every row and the ledger as they were, and counts exactly
+    /// what the real run that follows writes.
+    @Test func aDryRunLeavesTheRowsAndCountsWhatTheRunWould() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let all = SyncCrashTests.events(Array(1...2_000), name: "pg-dry-all.jsonl")
+        let update = SafetyRailTests.changed(Array(1...2_000).filter { $0 % 9 != 0 } + Array(2_001...2_150), name: "pg-dry-update.jsonl")
+        let first = try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, "--dry-run", all])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname IN ('Event', 'Tag', 'Event_tags', '_sluice_runs')") == "0")
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
+        let before = dump(database)
+        let directory = TestPaths.temporaryDirectory()
+        let sync = ["import", "--mapping", mapping, "--into", database, "--delete-missing", update, "--stats-json"]
+        let dry = try runCommand(sluice, sync + [directory.appendingPathComponent("dry.json").path, "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dump(database) == before)
+        #expect(statuses(database) == ["completed"])
+        let real = try runCommand(sluice, sync + [directory.appendingPathComponent("real.json").path])
+        #expect(real.status == 0, "\(real.stderr)")
+        #expect(dump(database) != before)
+        let read = { (name: String) throws -> NSDictionary in
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(name)))
+            return try #require(object as? [String: Any]).filter { !["seconds", "dryRun", "wouldFail"].contains($0.key) } as NSDictionary
+        }
+        let counts = try read("dry.json")
+        #expect(counts == (try read("real.json")))
+        #expect(((counts["entities"] as? [String: [String: Int]])?["Event"]?["deleted"] ?? 0) > 0, "\(counts)")
+    }
 }

@@ -112,6 +112,26 @@ import Testing
         }
     }
 
+    /// In a change file the last action on a key wins; the warning said the
+    /// records were "combined" (issue 25).
+    @Test func repeatedKeysInAChangeFileSayTheLastActionWon() throws {
+        let change = TestPaths.file("day.osc", """
+            <osmChange version="0.6">
+              <create><node id="1" lat="1" lon="2" version="1"><tag k="a" v="b"/></node><node id="2" lat="1" lon="2" version="1"/></create>
+              <modify><node id="1" lat="3" lon="4" version="2"/></modify>
+              <delete><node id="2" version="2"/></delete>
+            </osmChange>
+            """)
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("osm.sqlite").path
+        let mapping = TestPaths.repository.appendingPathComponent("Examples/osmchange/mapping.yml").path
+        let result = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, change])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Node: 2 records repeated a key an earlier record of this run had; the last action on each key won"),
+                "\(result.stderr)")
+        #expect(!result.stderr.contains("combined"), "\(result.stderr)")
+        #expect(StoreReader(store).rows("SELECT id, lat, tags FROM Node") == [["1", "3.0", "{}"]])
+    }
+
     @Test func aMappingThatMatchesNothingIsAWarning() throws {
         let directory = TestPaths.temporaryDirectory()
         let mapping = directory.appendingPathComponent("m.yml").path

@@ -190,14 +190,16 @@ func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCo
         options.deleteMissing = true
         let store = try SQLiteStore(path: path, options: options)
         try store.prepare([schema])
+        let run = try store.beginRun(inputs: ["t"], options: "{}", resumeCommand: nil)
         let total = Int(SQLiteStore.sweepChunkRows) * 2 + 17
         _ = try store.apply(group((1...total).map { (Int64($0), "r\($0)", nil) }))
         try store.startTrackingSeenKeys([schema], resuming: false)
         _ = try store.apply(group((1...total).filter { $0 % 3 == 0 }.map { (Int64($0), "r\($0)", nil) }))
         #expect(try store.hasSeenKeys(schema))
         #expect(try store.deleteMissing(schema) == total - total / 3)
-        try store.stopTrackingSeenKeys()
+        try store.stopTrackingSeenKeys(run: run)
         let reader = StoreReader(path)
+        #expect(reader.value("SELECT swept FROM _sluice_runs WHERE id = \(run)") == "1")
         #expect(reader.count("T") == total / 3)
         #expect(reader.value("SELECT count(*) FROM T WHERE id % 3 != 0") == "0")
     }

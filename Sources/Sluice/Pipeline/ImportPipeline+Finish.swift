@@ -20,23 +20,11 @@ extension ImportPipeline {
             throw .cancelled
         }
         var warnings = store.migrations
-        do {
-            for (entity, mapper) in compiled.mappers.enumerated()
-            where (mapper.schema.deleteMissing ?? options.store.deleteMissing) && !mapper.schema.keyColumns.isEmpty {
-                // Keys the store received, in this run or in the interrupted
-                // run it resumes (filtered-out records do not count).
-                if try !store.hasSeenKeys(mapper.schema) && !options.allowEmptyDelete {
-                    warnings.append("delete-missing left \(mapper.schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
-                    continue
-                }
-                reportProgress(.deleting, table: mapper.schema.name)
-                counts[entity].deleted += try store.deleteMissing(mapper.schema, links: compiled.links)
-            }
-            try store.stopTrackingSeenKeys()
+        do throws(ImportError) {
+            try sweepMissing(&warnings)
         } catch {
-            let failure: ImportError = cancelled.isSet ? .cancelled : .store(error)
-            record(failure: failure)
-            throw failure
+            record(failure: error)
+            throw error
         }
         if cancelled.isSet {
             record(failure: .cancelled)
@@ -60,16 +48,22 @@ extension ImportPipeline {
             report.dangling[name] = count
             warnings.append("\(name): \(count) links to records that are not in the store")
             if relationship.policy == .error {
-                let error = ImportError.danglingReferences(
-                    "\(name): \(count) links to records that are not in the store (the relationship says missing: error); the data is committed")
+                let message = "\(name): \(count) links to records that are not in the store (the relationship says missing: error)"
+                if options.dryRun {
+                    wouldFail = wouldFail ?? message
+                    continue
+                }
+                let error = ImportError.danglingReferences(message + "; the data is committed")
                 record(failure: error)
                 throw error
             }
         }
-        report.warnings = inputWarnings + warnings
+        report.warnings = resumedCompletedRunWarning + inputWarnings + warnings
+        report.dryRun = options.dryRun
+        report.wouldFail = wouldFail
         do {
             runRecorded = true
-            try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil)
+            if !options.dryRun { try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil) }
         } catch {
             throw .store(error)
         }
@@ -95,24 +89,32 @@ extension ImportPipeline {
         return report
     }
 
-    /// Entities whose records repeated keys: each record of its own beyond
-    /// the first with a key was combined with it (key order, or one batch in
-    /// input order). Entities also found nested in other records are left
-    /// out: a shared object recurring is what nesting means.
+    /// Entities whose records repeated keys, and what became of them as the
+    /// entity's write mode and deletions decide (``RowArena/onePerKey``):
+    /// combined, or the last one whole. Entities also found nested in other
+    /// records are left out: a shared object recurring is what nesting means.
     func repeatedKeyWarnings() -> [String] {
         compiled.mappers.enumerated().compactMap { entity, mapper in
             guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
             let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
             let repeated = batcher.recordRows[entity] - written
             guard repeated > 0 else { return nil }
-            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; each was combined with it (present fields win, the last occurrence last)"
+                        let outcome: String
+            switch (mapper.schema.mode ?? options.store.mode, compiled.deletes(entity)) {
+            case (.replace, false): outcome = "the last record of each key was written whole (replace)"
+            case (.replace, true): outcome = "the last action on each key won (a record replaces, a deletion deletes)"
+            case (_, false): outcome = "each was combined with it (present fields win, the last occurrence last)"
+            case (_, true): outcome = "each was combined with it (present fields win, the last occurrence last), and a deletion dropped what came before it"
+            }
+            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; \(outcome)"
         }
     }
 
-    /// Records a failed (or cancelled) run in the ledger; a failure to write
-    /// the ledger is not allowed to hide the original error.
+    /// Records a failed (or cancelled) run in the ledger (not a dry run);
+    /// a failure to write the ledger is not allowed to hide the original
+    /// error.
     func record(failure: ImportError) {
-        guard !runRecorded else { return }
+        guard !runRecorded && !options.dryRun else { return }
         runRecorded = true
         let status: String
         if case .cancelled = failure { status = "cancelled" } else { status = "failed" }

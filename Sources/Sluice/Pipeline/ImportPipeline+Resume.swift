@@ -1,6 +1,30 @@
 /// Resuming: where each input's committed records end, and the check that a
 /// resumed standard input repeats the stream the interrupted run read.
 extension ImportPipeline {
+    /// The run a resume continues: the last run of the same inputs, which
+    /// must have been started with the same `options`. A resume that would be
+    /// a different run is refused, naming what differs; runs recorded before
+    /// options were (sluice 0.9) are not compared. Nil when the store has no
+    /// such run (it died before recording itself, so it committed nothing:
+    /// the resume reads from the start). A completed run resumes to itself:
+    /// every input's checkpoint is at its end and its sweeps are done.
+    static func interruptedRun(_ store: any ImportStore, inputs: [String], _ options: RunOptions) throws -> RunRecord? {
+        guard let run = try store.lastRun(inputs: inputs) else { return nil }
+        let differences = run.options.map(options.differences(from:)) ?? []
+        guard differences.isEmpty else {
+            throw ImportError.usage(
+                "cannot resume run \(run.id): it was started with other options (\(differences.joined(separator: "; "))); "
+                    + "resume with the options it had, or run the import without --resume")
+        }
+        return run
+    }
+
+    /// What the run says when it resumed one that had completed.
+    var resumedCompletedRunWarning: [String] {
+        guard let run = resumedRun, run.status == "completed" else { return [] }
+        return ["run \(run.id), which this run resumes, had completed: nothing was left to read or delete"]
+    }
+
     /// The committed records of each input of an interrupted run, checked
     /// against the inputs' identities now.
     static func resumePoints(

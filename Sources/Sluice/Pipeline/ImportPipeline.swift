@@ -21,8 +21,13 @@ final class ImportPipeline {
     /// Set by the caller's cancellation or by ``cancel()``; every phase
     /// checks it between batches.
     let cancelled: Flag
+    /// The run's row in the ledger (0 in a dry run, which the ledger does
+    /// not record).
     let runID: Int64
     var runRecorded = false
+    /// In a dry run, the error the real run would end with after its
+    /// writes (see ``ImportReport/wouldFail``).
+    var wouldFail: String?
 
     // Owned by the store thread until it is joined.
     var storeFailure: ImportError?
@@ -69,6 +74,8 @@ final class ImportPipeline {
     var streamToVerify: InputIdentity?
     /// The stream prefixes of the interrupted run, by input name.
     var resumedStreams: [String: InputIdentity] = [:]
+    /// The run this one resumes, as the ledger had it.
+    var resumedRun: RunRecord?
 
     init(
         compiled: CompiledMapping, storePath: String, options: ImportOptions,
@@ -81,18 +88,27 @@ final class ImportPipeline {
         self.expectedBytes = expectedBytes
         self.options = options
         self.progress = progress
+        if options.dryRun && options.resume {
+            throw .usage("--dry-run cannot be combined with --resume: a dry run commits nothing, and reads every input from its beginning")
+        }
         do {
-            store = try openImportStore(storePath, options: options.store)
+            store = try openImportStore(storePath, options: options.store, dryRun: options.dryRun)
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }
             // A table still waiting for its first record is made with its first batch.
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
-            runID = try store.beginRun(inputs: inputs.map(\.name), resumeCommand: options.resumeCommand)
+            let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
+            if options.resume { resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions) }
+            runID = options.dryRun ? 0 : try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
-        } catch {
+        } catch let error as ImportError {
+            throw error
+        } catch let error as StoreError {
             throw .store(error)
+        } catch {
+            throw .usage("\(error)")
         }
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }
@@ -186,6 +202,15 @@ final class ImportPipeline {
         if !queue.push(group) {
             throw storeFailure ?? ImportError.store(StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
         }
+    }
+
+    /// An error reading the current input, with where in it the parse got
+    /// to: the decompressed bytes parsed and the record being read (or the
+    /// next one, between records).
+    func damaged(_ error: InputError) -> ImportError {
+        guard let assembler = input?.assembler else { return .input(error) }
+        let record = assembler.isInRecord ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        return .damagedInput(error, decompressedBytes: inputBytes, record: record)
     }
 
     func translate(_ error: ParseError) -> ImportError {

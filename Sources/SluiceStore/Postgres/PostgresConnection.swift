@@ -13,6 +13,10 @@ final class PostgresConnection {
     /// `postgresql://user@host:port/db`.
     let name: String
     private var handle: OpaquePointer?
+    /// Whether a dry run holds the session: one transaction, begun by
+    /// ``beginDryRun(_:)`` and rolled back by ``close()``, in which
+    /// ``begin(_:)`` and ``commit(_:)`` are a savepoint and its release.
+    private(set) var isDryRun = false
     /// libpq's cancel object, made once: ``cancel()`` uses it from any thread.
     private let canceller: OpaquePointer?
 
@@ -51,21 +55,55 @@ final class PostgresConnection {
 
     /// Runs `sql` in a transaction whose commit waits for the disk.
     func commitDurably(_ sql: String, _ action: String, _ parameters: [String?] = []) throws(StoreError) {
-        try execute("BEGIN", action)
+        try begin(action)
         do throws(StoreError) {
             try execute("SET LOCAL synchronous_commit TO on", action)
             try execute(sql, action, parameters)
-            try execute("COMMIT", action)
+            try commit(action)
         } catch {
-            _ = try? execute("ROLLBACK", action)
+            rollback()
             throw error
         }
     }
 
+    /// Starts the one transaction of a dry run: every write after it stays
+    /// in it, and ``close()`` rolls it back.
+    func beginDryRun(_ action: String) throws(StoreError) {
+        try execute("BEGIN", action)
+        isDryRun = true
+    }
+
+    /// Starts a unit of work that commits as a whole: a transaction, or in
+    /// a dry run a savepoint (failing if the dry run's transaction is gone,
+    /// so that no later write could commit on its own).
+    func begin(_ action: String) throws(StoreError) {
+        guard isDryRun else {
+            try execute("BEGIN", action)
+            return
+        }
+        guard let handle, PQtransactionStatus(handle) == PQTRANS_INTRANS else {
+            throw StoreError(path: name, action: action, message: "the dry run's transaction was rolled back", code: 0)
+        }
+        try execute("SAVEPOINT sluice_unit", action)
+    }
+
+    /// Commits the unit ``begin(_:)`` started (in a dry run, releases the
+    /// savepoint into the dry run's transaction).
+    func commit(_ action: String) throws(StoreError) {
+        try execute(isDryRun ? "RELEASE SAVEPOINT sluice_unit" : "COMMIT", action)
+    }
+
+    /// Rolls the unit ``begin(_:)`` started back; errors are ignored (the
+    /// connection may be gone).
+    func rollback() {
+        _ = try? execute(isDryRun ? "ROLLBACK TO SAVEPOINT sluice_unit; RELEASE SAVEPOINT sluice_unit" : "ROLLBACK", "rolling back")
+    }
+
     deinit { close() }
 
-    /// Closes the connection.
+    /// Closes the connection; a dry run's transaction is rolled back first.
     func close() {
+        if isDryRun, let handle { PQclear(PQexec(handle, "ROLLBACK")) }
         if let canceller { PQfreeCancel(canceller) }
         if let handle { PQfinish(handle) }
         handle = nil

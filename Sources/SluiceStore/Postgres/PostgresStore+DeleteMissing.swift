@@ -51,10 +51,10 @@ extension PostgresStore {
         return try connection.strings("SELECT EXISTS (SELECT 1 FROM \(seen))", "looking for the seen keys of \(pgQuoted(schema.name))").first == "t"
     }
 
-    package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int {
-        try ensureSeenTable(schema)
-        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema { try ensureSeenTable(target) }
-        let table = pgQuoted(schema.name)
+    /// The condition on `schema`'s rows (as `t`) that the sweep deletes
+    /// (key not seen, within the delete scope), with the values of its
+    /// `$n` parameters in order.
+    private func unseen(_ schema: TableSchema) -> (condition: String, arguments: [String?]) {
         let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
         let seen = pgQuoted(Self.seenTable(schema.name))
         var conditions = ["NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(keys.map { "s.\($0) = t.\($0)" }.joined(separator: " AND ")))"]
@@ -78,8 +78,32 @@ extension PostgresStore {
             conditions.append(
                 "t.\(pgQuoted(schema.columns[parent.column].name)) IN (SELECT \(pgQuoted(parent.targetKey)) FROM \(pgQuoted(Self.seenTable(parent.targetTable))))")
         }
+        return (conditions.joined(separator: " AND "), arguments)
+    }
+
+    /// How many rows ``deleteMissing(_:links:)`` would delete from
+    /// `schema`'s table, and how many it holds; one statement, two scans of
+    /// the table (the first an anti-join with the seen keys), no locks
+    /// beyond a reader's.
+    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
+        try ensureSeenTable(schema)
+        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema { try ensureSeenTable(target) }
+        let table = pgQuoted(schema.name)
+        let (condition, arguments) = unseen(schema)
+        let result = try connection.execute(
+            "SELECT (SELECT count(*) FROM \(table) t WHERE \(condition)), (SELECT count(*) FROM \(table))",
+            "counting the missing rows of \(table)", arguments)
+        return MissingRows(missing: result.int(0, 0), stored: result.int(0, 1))
+    }
+
+    package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int {
+        try ensureSeenTable(schema)
+        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema { try ensureSeenTable(target) }
+        let table = pgQuoted(schema.name)
+        let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
+        let (conditions, arguments) = unseen(schema)
         let sourceLinks = links.filter { $0.sourceTable == schema.name }
-        var parts = ["gone AS (DELETE FROM \(table) t WHERE \(conditions.joined(separator: " AND ")) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"]
+        var parts = ["gone AS (DELETE FROM \(table) t WHERE \(conditions) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"]
         for (index, link) in sourceLinks.enumerated() {
             let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(separator: " AND ")
             parts.append("l\(index) AS (DELETE FROM \(pgQuoted(link.name)) l USING gone g WHERE \(match) RETURNING 1)")
@@ -96,10 +120,19 @@ extension PostgresStore {
         return result.int(0, 0)
     }
 
-    package func stopTrackingSeenKeys() throws(StoreError) {
-        for name in seenTracked.sorted() {
-            let seen = pgQuoted(Self.seenTable(name))
-            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {
+        guard !seenTracked.isEmpty else { return }
+        try connection.begin("ending the sweeps")
+        do throws(StoreError) {
+            for name in seenTracked.sorted() {
+                let seen = pgQuoted(Self.seenTable(name))
+                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+            }
+            try connection.execute("UPDATE _sluice_runs SET swept = true WHERE id = $1", "recording the sweep", [String(id)])
+            try connection.commit("ending the sweeps")
+        } catch {
+            connection.rollback()
+            throw error
         }
         seenTracked = []
     }

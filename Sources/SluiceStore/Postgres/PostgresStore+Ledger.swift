@@ -4,7 +4,7 @@ import SluiceRecords
 /// PostgreSQL.
 extension PostgresStore {
     /// The ledger. Its ids are the greatest id plus one, taken under the
-    /// table's lock (``beginRun(inputs:resumeCommand:)``), not from a
+    /// table's lock (``beginRun(inputs:options:resumeCommand:)``), not from a
     /// sequence: a database created from a template (PostgreSQL 15's
     /// `WAL_LOG` strategy) copies the template's sequence page with values
     /// it had cached but not logged, and after a crash the sequence came
@@ -14,13 +14,18 @@ extension PostgresStore {
     private static let ledgerSchema = """
         CREATE TABLE IF NOT EXISTS _sluice_runs (
           id bigint PRIMARY KEY, started timestamptz NOT NULL, finished timestamptz, status text NOT NULL,
-          inputs text NOT NULL, records bigint, counts text, error text, backend integer)
-        """
-    /// Columns later versions added to the ledger, added to a ledger an
-    /// older sluice made when a run begins: when the run's server process
-    /// started (with its pid, `backend`, what tells whether that session is
-    /// still the run's), and the command that resumes the run.
-    private static let addedColumns = [("backend_start", "timestamptz"), ("resume_command", "text")]
+          inputs text NOT NULL, records bigint, counts text, error text, backend integer);
+        """ + ledgerAdditions.map { "ALTER TABLE _sluice_runs ADD COLUMN IF NOT EXISTS \($0.name) \($0.definition)" }.joined(separator: ";\n")
+    /// Columns later versions added to the ledger, added to an older one
+    /// when a run begins: each with its type and what it reads as in a
+    /// ledger that lacks it. The options a resume must repeat, whether the
+    /// run swept, when the run's server process started (with its pid,
+    /// `backend`, what tells whether that session is still the run's), and
+    /// the command that resumes the run.
+    private static let ledgerAdditions: [(name: String, definition: String, absent: String)] = [
+        ("options", "text", absent: "NULL"), ("swept", "boolean NOT NULL DEFAULT false", "false"),
+        ("backend_start", "timestamptz", "NULL::timestamptz"), ("resume_command", "text", "NULL"),
+    ]
     private static func time(_ column: String) -> String { "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')" }
 
     /// Whether the server session of ledger row `r` (its `backend` pid, and
@@ -33,21 +38,15 @@ extension PostgresStore {
             + "AND (\(backendStart) IS NULL OR a.backend_start IS NULL OR a.backend_start = \(backendStart)))"
     }
 
-    /// Records the start of a run with its server session and
+    /// Records the start of a run with its options, its server session and
     /// `resumeCommand`; runs still marked running whose session is gone
     /// (their importer or the server died) become `interrupted`, while
     /// those of importers running now stay as they are. Holds the ledger's
     /// lock (`SHARE ROW EXCLUSIVE`: readers go on, other importers' ledger
     /// writes wait) for these two statements. Returns the run's id.
-    package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 {
+    package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 {
         try withSchemaLock("creating the run ledger") { () throws(StoreError) in
             try connection.execute(Self.ledgerSchema, "creating the run ledger")
-            let present = Set(try connection.strings(
-                "SELECT attname FROM pg_attribute WHERE attrelid = '_sluice_runs'::regclass AND attnum > 0 AND NOT attisdropped",
-                "reading the run ledger").compactMap { $0 })
-            for (name, type) in Self.addedColumns where !present.contains(name) {
-                try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(name) \(type)", "adding \(name) to the run ledger")
-            }
         }
         let action = "recording the run"
         try connection.execute("BEGIN", action)
@@ -57,10 +56,10 @@ extension PostgresStore {
                 "UPDATE _sluice_runs r SET status = 'interrupted' WHERE status = 'running' AND NOT \(Self.sessionAlive(backendStart: "r.backend_start"))",
                 "updating the run ledger")
             let id = try connection.strings(
-                "INSERT INTO _sluice_runs (id, started, status, inputs, backend, backend_start, resume_command) "
+                "INSERT INTO _sluice_runs (id, started, status, inputs, backend, backend_start, options, resume_command) "
                     + "SELECT coalesce(max(id), 0) + 1, clock_timestamp(), 'running', $1, pg_backend_pid(), "
-                    + "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), $2 FROM _sluice_runs RETURNING id",
-                action, [inputs.joined(separator: "\n"), resumeCommand])
+                    + "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), $2, $3 FROM _sluice_runs RETURNING id",
+                action, [inputs.joined(separator: "\n"), options, resumeCommand])
             try connection.execute("COMMIT", action)
             return Int64(id.first.flatMap { $0 } ?? "") ?? 0
         } catch {
@@ -69,7 +68,44 @@ extension PostgresStore {
         }
     }
 
+    package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
+        guard let columns = try Self.runColumns(connection) else { return nil }
+        let result = try connection.execute(
+            "SELECT \(columns) FROM _sluice_runs r WHERE inputs = $1 ORDER BY id DESC LIMIT 1", "reading the run ledger",
+            [inputs.joined(separator: "\n")])
+        return Self.runs(result).first
+    }
+
+    /// What ``runs(_:)`` selects from the ledger as the database has it,
+    /// as `r` (a column an older sluice did not make reads as its `absent`
+    /// value, without changing the ledger), or nil when there is no ledger.
+    /// A run recorded as running whose server session is gone reads as
+    /// `interrupted`.
+    private static func runColumns(_ connection: PostgresConnection) throws(StoreError) -> String? {
+        let present = Set(try connection.strings(
+            "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('_sluice_runs') AND attnum > 0 AND NOT attisdropped",
+            "reading the run ledger").compactMap { $0 })
+        guard !present.isEmpty else { return nil }
+        let column = { (name: String) -> String in
+            present.contains(name) ? "r.\(name)" : ledgerAdditions.first { $0.name == name }?.absent ?? "NULL"
+        }
+        let shown = "CASE WHEN status = 'running' AND NOT \(sessionAlive(backendStart: column("backend_start"))) THEN 'interrupted' ELSE status END"
+        return "id, \(time("started")), \(time("finished")), \(shown), inputs, records, counts, error, "
+            + "\(column("options")), \(column("swept")), \(column("resume_command"))"
+    }
+
+    /// The runs `result` (selecting ``runColumns(_:)``) holds.
+    private static func runs(_ result: PostgresResult) -> [RunRecord] {
+        (0..<result.rowCount).map { row in
+            RunRecord(
+                id: Int64(result.int(row, 0)), started: result.value(row, 1) ?? "", finished: result.value(row, 2), status: result.value(row, 3) ?? "",
+                inputs: result.value(row, 4) ?? "", records: result.value(row, 5).flatMap { Int($0) }, counts: result.value(row, 6),
+                error: result.value(row, 7), options: result.value(row, 8), swept: result.value(row, 9) == "t", resumeCommand: result.value(row, 10))
+        }
+    }
+
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
+        try forgetOldRuns()
         try connection.commitDurably(
             "UPDATE _sluice_runs SET finished = clock_timestamp(), status = $1, records = $2, counts = $3, error = $4 WHERE id = $5",
             "recording the end of the run", [status, String(records), counts, message, String(id)])
@@ -91,24 +127,8 @@ extension PostgresStore {
         let exists = { (table: String) throws(StoreError) -> Bool in
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
         }
-        if try exists("_sluice_runs") {
-            // A ledger an older sluice made lacks the added columns: they read as NULL.
-            let columns = try connection.strings(
-                "SELECT count(*) FROM pg_attribute WHERE attrelid = '_sluice_runs'::regclass AND attname = 'resume_command' AND NOT attisdropped",
-                "reading the ledger")
-            let recent = columns.first == "1"
-            let shown = "CASE WHEN status = 'running' AND NOT \(sessionAlive(backendStart: recent ? "r.backend_start" : "NULL::timestamptz")) "
-                + "THEN 'interrupted' ELSE status END"
-            let runs = try connection.execute(
-                "SELECT id, \(time("started")), \(time("finished")), \(shown), inputs, records, counts, error, "
-                    + "\(recent ? "resume_command" : "NULL") FROM _sluice_runs r ORDER BY id DESC",
-                "reading the ledger")
-            for row in 0..<runs.rowCount {
-                status.runs.append(RunRecord(
-                    id: Int64(runs.int(row, 0)), started: runs.value(row, 1) ?? "", finished: runs.value(row, 2), status: runs.value(row, 3) ?? "",
-                    inputs: runs.value(row, 4) ?? "", records: runs.value(row, 5).flatMap { Int($0) }, counts: runs.value(row, 6),
-                    error: runs.value(row, 7), resumeCommand: runs.value(row, 8)))
-            }
+        if let columns = try runColumns(connection) {
+            status.runs = runs(try connection.execute("SELECT \(columns) FROM _sluice_runs r ORDER BY id DESC", "reading the ledger"))
         }
         if try exists("_sluice_checkpoints") {
             let checkpoints = try connection.execute("SELECT input, records, bytes FROM _sluice_checkpoints ORDER BY input", "reading checkpoints")
@@ -166,8 +186,10 @@ extension PostgresStore {
 
     /// A second connection to the database, to count a finished entity's
     /// dangling references while this one writes the next tables.
+    /// None in a dry run: another session would not see its writes.
     package func makeReferenceCounter() -> (any ReferenceCounter)? {
-        try? PostgresReferenceCounter(conninfo: conninfo)
+        guard !connection.isDryRun else { return nil }
+        return try? PostgresReferenceCounter(conninfo: conninfo)
     }
 }
 

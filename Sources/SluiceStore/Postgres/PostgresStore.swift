@@ -70,12 +70,22 @@ package final class PostgresStore: ImportStore {
 
     /// Connects to the database `conninfo` names and makes sluice's own
     /// table of checkpoints if it is missing.
-    package init(conninfo: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+    ///
+    /// A `dryRun` writes nothing: the session runs in one transaction that
+    /// closing the store rolls back. Until then it holds what a run's
+    /// transactions would have held one batch at a time: row locks on every
+    /// row it updated or deleted (a concurrent importer writing them
+    /// waits), `ACCESS EXCLUSIVE` on tables it created, migrated or whose
+    /// link index it rebuilt (their readers wait too), and sluice's schema
+    /// lock once it changed the schema; other readers see the database as
+    /// it was.
+    package init(conninfo: String, options: StoreOptions = StoreOptions(), dryRun: Bool = false) throws(StoreError) {
         // `postgresql:` alone (no `//`) leaves everything to the PG* variables.
         self.conninfo = conninfo == "postgresql:" || conninfo == "postgres:" ? "" : conninfo
         connection = try PostgresConnection(self.conninfo)
         try connection.commitAsynchronously()
         self.options = options
+        if dryRun { try connection.beginDryRun("starting the dry run's transaction") }
         try withSchemaLock("creating the checkpoint table") { () throws(StoreError) in
             try connection.execute(
                 """
@@ -93,13 +103,13 @@ package final class PostgresStore: ImportStore {
     /// importers making the same table at once would otherwise collide in
     /// the catalog.
     func withSchemaLock(_ action: String, _ body: () throws(StoreError) -> Void) throws(StoreError) {
-        try connection.execute("BEGIN", action)
+        try connection.begin(action)
         do throws(StoreError) {
             try connection.execute("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", action)
             try body()
-            try connection.execute("COMMIT", action)
+            try connection.commit(action)
         } catch {
-            _ = try? connection.execute("ROLLBACK", "rolling back")
+            connection.rollback()
             throw error
         }
     }
@@ -139,8 +149,10 @@ package final class PostgresStore: ImportStore {
     // MARK: - Applying batches
 
     package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
-        try connection.execute("BEGIN", "starting a batch transaction")
-        stagedInTransaction = []
+        try connection.begin("starting a batch transaction")
+        // A dry run's savepoints commit nothing, so nothing empties the
+        // staging tables: they stay marked and are emptied when refilled.
+        if !connection.isDryRun { stagedInTransaction = [] }
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]
             var staged: [(TableSchema, Table)] = []
@@ -165,10 +177,10 @@ package final class PostgresStore: ImportStore {
             if shouldAbort?() == true {
                 throw StoreError(path: name, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
             }
-            try connection.execute("COMMIT", "committing a batch")
+            try connection.commit("committing a batch")
             return counts
         } catch {
-            _ = try? connection.execute("ROLLBACK", "rolling back a batch")
+            connection.rollback()
             throw error
         }
     }

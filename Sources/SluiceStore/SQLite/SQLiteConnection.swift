@@ -6,16 +6,21 @@ import CSluiceSQLite3
 final class SQLiteConnection {
     let path: String
     private(set) var handle: OpaquePointer?
+    /// Whether a dry run holds the connection: one transaction, begun by
+    /// ``beginDryRun(_:)`` and rolled back by ``close()``, in which
+    /// ``begin(_:)`` and ``commit(_:)`` are a savepoint and its release.
+    private(set) var isDryRun = false
 
     /// Opens (creating if needed, unless `readOnly`) the database at `path`;
     /// `immutable` reads a file nothing can change (a read-only filesystem,
     /// where SQLite could not make the WAL's shared-memory file) without
-    /// locks.
-    init(path: String, readOnly: Bool = false, immutable: Bool = false) throws(StoreError) {
+    /// locks; `scratch` opens a private temporary database instead, which
+    /// SQLite deletes when it closes (`path` still names it in messages).
+    init(path: String, readOnly: Bool = false, immutable: Bool = false, scratch: Bool = false) throws(StoreError) {
         self.path = path
         var db: OpaquePointer?
         var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        var name = path
+        var name = scratch ? "" : path
         if immutable {
             flags |= SQLITE_OPEN_URI
             let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
@@ -38,10 +43,41 @@ final class SQLiteConnection {
     deinit { close() }
 
     /// Closes the connection, finalising nothing: statements must be
-    /// finalised first.
+    /// finalised first. A dry run's transaction is rolled back.
     func close() {
+        if isDryRun, let handle, sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
+    }
+
+    /// Starts the one transaction of a dry run, taking the write lock: every
+    /// write after it stays in it, and ``close()`` rolls it back.
+    func beginDryRun(_ action: String) throws(StoreError) {
+        try execute("BEGIN IMMEDIATE", action)
+        isDryRun = true
+    }
+
+    /// Starts a unit of work that commits as a whole: a write transaction,
+    /// or in a dry run a savepoint (failing if the dry run's transaction
+    /// ended, so that no later write could commit on its own).
+    func begin(_ action: String) throws(StoreError) {
+        guard isDryRun else { return try execute("BEGIN IMMEDIATE", action) }
+        guard let handle, sqlite3_get_autocommit(handle) == 0 else {
+            throw StoreError(path: path, action: action, message: "the dry run's transaction was rolled back", code: SQLITE_ABORT)
+        }
+        try execute("SAVEPOINT sluice_unit", action)
+    }
+
+    /// Commits the unit ``begin(_:)`` started (in a dry run, releases the
+    /// savepoint into the dry run's transaction).
+    func commit(_ action: String) throws(StoreError) {
+        try execute(isDryRun ? "RELEASE sluice_unit" : "COMMIT", action)
+    }
+
+    /// Rolls the unit ``begin(_:)`` started back; errors are ignored (SQLite
+    /// may have rolled it back itself).
+    func rollback() {
+        _ = try? execute(isDryRun ? "ROLLBACK TO sluice_unit; RELEASE sluice_unit" : "ROLLBACK", "rolling back")
     }
 
     /// The error for the connection's last failure.

@@ -6,9 +6,11 @@ import SluiceRecords
 /// connection of its own.
 extension SQLiteStore {
     /// A read-only connection to this store's file (WAL lets it read while
-    /// the store writes); nil for an in-memory store or when it cannot open.
+    /// the store writes); nil for an in-memory store, a dry run (another
+    /// connection would not see its writes) or when it cannot open.
     package func makeReferenceCounter() -> (any ReferenceCounter)? {
-        try? DanglingReferenceCounter(path: connection.path)
+        guard !connection.isDryRun else { return nil }
+        return try? DanglingReferenceCounter(path: connection.path)
     }
 
     /// Links whose target row does not exist, per relationship

@@ -109,28 +109,54 @@ extension SQLiteStore {
             if shouldAbort?() == true {
                 throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", code: SQLITE_INTERRUPT)
             }
-            try connection.execute("BEGIN IMMEDIATE", "starting delete-missing of \(quoted(schema.name))")
+            try connection.begin("starting delete-missing of \(quoted(schema.name))")
             do throws(StoreError) {
                 let upper = try sweep.chunkEnd(from: lower)
                 deleted += try sweep.deleteChunk(lower, upper, &sideWrites)
-                try connection.execute("COMMIT", "committing delete-missing of \(quoted(schema.name))")
+                try connection.commit("committing delete-missing of \(quoted(schema.name))")
                 guard upper < Int64.max else { return deleted }
                 lower = upper + 1
             } catch {
-                _ = try? connection.execute("ROLLBACK", "rolling back delete-missing")
+                connection.rollback()
                 throw error
             }
         }
     }
 
-    /// Drops the seen-keys tables once every delete-missing ran.
-    package func stopTrackingSeenKeys() throws(StoreError) {
-        for name in seenTracked.sorted() {
-            if let state = tables[name] {
-                state.seen = nil
+    /// How many rows ``deleteMissing(_:links:)`` would delete from
+    /// `schema`'s table, and how many it holds; one scan of the table with
+    /// a seen-keys probe per row, outside any transaction of its own.
+    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
+        try ensureSeenTable(schema)
+        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
+            try ensureSeenTable(target)
+        }
+        let (condition, arguments) = SweepStatements.unseen(schema)
+        let table = quoted(schema.name)
+        let action = "counting the missing rows of \(table)"
+        let count = try SQLiteStatement(
+            connection, "SELECT (SELECT count(*) FROM \(table) WHERE \(condition)), (SELECT count(*) FROM \(table))", action)
+        for (index, argument) in arguments.enumerated() { count.bind(Int32(index + 1), argument) }
+        guard try count.step(action) else { return MissingRows(missing: 0, stored: 0) }
+        return MissingRows(missing: Int(count.int64(0)), stored: Int(count.int64(1)))
+    }
+
+    /// Drops the seen-keys tables once every delete-missing ran, and marks
+    /// run `id` swept, in one transaction.
+    package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {
+        guard !seenTracked.isEmpty else { return }
+        try connection.begin("ending the sweeps")
+        do throws(StoreError) {
+            for name in seenTracked.sorted() {
+                tables[name]?.seen = nil
+                let seen = quoted(Self.seenTable(name))
+                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
             }
-            let seen = quoted(Self.seenTable(name))
-            try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+            try markSwept(id)
+            try connection.commit("ending the sweeps")
+        } catch {
+            connection.rollback()
+            throw error
         }
         seenTracked = []
     }
@@ -156,7 +182,6 @@ struct SweepStatements {
         let connection = store.connection
         let table = quoted(schema.name)
         self.table = table
-        let seen = quoted(SQLiteStore.seenTable(schema.name))
         let keys = schema.keyColumns.map { quoted(schema.columns[$0].name) }
         let swept = quoted("_sluice_swept")
         try connection.execute("DROP TABLE IF EXISTS temp.\(swept)", "clearing the swept keys")
@@ -165,6 +190,32 @@ struct SweepStatements {
             "CREATE TEMP TABLE \(swept) (rid INTEGER PRIMARY KEY, \(keyDefinitions.joined(separator: ", ")))",
             "creating the swept keys table")
 
+        let (conditions, arguments) = Self.unseen(schema)
+        self.arguments = arguments
+        let action = "preparing delete-missing of \(table)"
+        chunkEnd = try SQLiteStatement(
+            connection, "SELECT rowid FROM \(table) WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)", action)
+        unseenRows = "SELECT rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) FROM \(table) "
+            + "WHERE rowid BETWEEN ?1 AND ?2 AND \(conditions)"
+        gather = try SQLiteStatement(connection, "INSERT INTO \(swept) " + unseenRows, action)
+        delete = try SQLiteStatement(connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
+        linkNames = links.filter { $0.sourceTable == schema.name }.map(\.name)
+        deleteLinks = try links.filter { $0.sourceTable == schema.name }.map { (link) throws(StoreError) in
+            let columns = link.sourceColumns.map { quoted($0.name) }
+            let sources = columns.count == 1 ? columns[0] : "(\(columns.joined(separator: ", ")))"
+            return try SQLiteStatement(
+                connection, "DELETE FROM \(quoted(link.name)) WHERE \(sources) IN (SELECT \(keys.joined(separator: ", ")) FROM \(swept))", action)
+        }
+        clear = try SQLiteStatement(connection, "DELETE FROM \(swept)", action)
+    }
+
+    /// The condition on `schema`'s rows that the sweep deletes (key not
+    /// seen, within the delete scope), with the values of its `?`
+    /// parameters in order.
+    static func unseen(_ schema: TableSchema) -> (condition: String, arguments: [String]) {
+        let table = quoted(schema.name)
+        let seen = quoted(SQLiteStore.seenTable(schema.name))
+        let keys = schema.keyColumns.map { quoted(schema.columns[$0].name) }
         let match = keys.map { "s.\($0) = \(table).\($0)" }
         var conditions = ["NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(match.joined(separator: " AND ")))"]
         var arguments: [String] = []
@@ -184,22 +235,7 @@ struct SweepStatements {
             let column = "\(table).\(quoted(schema.columns[parent.column].name))"
             conditions.append("\(column) IN (SELECT \(quoted(parent.targetKey)) FROM \(quoted(SQLiteStore.seenTable(parent.targetTable))))")
         }
-        self.arguments = arguments
-        let action = "preparing delete-missing of \(table)"
-        chunkEnd = try SQLiteStatement(
-            connection, "SELECT rowid FROM \(table) WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)", action)
-        unseenRows = "SELECT rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) FROM \(table) "
-            + "WHERE rowid BETWEEN ?1 AND ?2 AND \(conditions.joined(separator: " AND "))"
-        gather = try SQLiteStatement(connection, "INSERT INTO \(swept) " + unseenRows, action)
-        delete = try SQLiteStatement(connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
-        linkNames = links.filter { $0.sourceTable == schema.name }.map(\.name)
-        deleteLinks = try links.filter { $0.sourceTable == schema.name }.map { (link) throws(StoreError) in
-            let columns = link.sourceColumns.map { quoted($0.name) }
-            let sources = columns.count == 1 ? columns[0] : "(\(columns.joined(separator: ", ")))"
-            return try SQLiteStatement(
-                connection, "DELETE FROM \(quoted(link.name)) WHERE \(sources) IN (SELECT \(keys.joined(separator: ", ")) FROM \(swept))", action)
-        }
-        clear = try SQLiteStatement(connection, "DELETE FROM \(swept)", action)
+        return (conditions.joined(separator: " AND "), arguments)
     }
 
     /// The last rowid of the chunk starting at `lower`: the rowid

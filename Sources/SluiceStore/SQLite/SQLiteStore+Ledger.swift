@@ -6,40 +6,49 @@ extension SQLiteStore {
     private static let ledgerSchema = """
         CREATE TABLE IF NOT EXISTS _sluice_runs (
           id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, status TEXT NOT NULL,
-          inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT)
+          inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT, options TEXT, swept INTEGER NOT NULL DEFAULT 0)
         """
-    /// Columns later versions added to the ledger, each added to a ledger
-    /// an older sluice made when a run begins (``addMissingLedgerColumns()``):
-    /// the process that ran the run (``ProcessIdentity``) and the command
-    /// that resumes it.
-    private static let addedColumns = [("pid", "INTEGER"), ("host", "TEXT"), ("process_start", "TEXT"), ("resume_command", "TEXT")]
+    /// Columns later versions added to the ledger, added to an older one
+    /// when a run begins: each with its definition and what it reads as in
+    /// a ledger that lacks it. The options a resume must repeat, whether the
+    /// run swept, the process that ran the run (``ProcessIdentity``) and the
+    /// command that resumes it.
+    private static let ledgerAdditions: [(name: String, definition: String, absent: String)] = [
+        ("options", "options TEXT", absent: "NULL"), ("swept", "swept INTEGER NOT NULL DEFAULT 0", "0"),
+        ("pid", "pid INTEGER", "NULL"), ("host", "host TEXT", "NULL"), ("process_start", "process_start TEXT", "NULL"),
+        ("resume_command", "resume_command TEXT", "NULL"),
+    ]
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
-    /// Records the start of a run with this process's identity and
-    /// `resumeCommand`; runs still marked running whose process is gone
+    /// Records the start of a run with its options, this process's identity
+    /// and `resumeCommand`; runs still marked running whose process is gone
     /// become `interrupted`, as do those an older sluice recorded (it kept
     /// no process identity and marked every running run interrupted), while
     /// those of live processes, and of processes on other hosts, stay as they
     /// are. Returns the run's id.
-    package func beginRun(inputs: [String], resumeCommand: String?) throws(StoreError) -> Int64 {
+    package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
         // One transaction: two runs starting at once neither add a column twice nor judge each other half-recorded.
         try connection.execute("BEGIN IMMEDIATE", "starting the run ledger's transaction")
         do throws(StoreError) {
             try connection.execute(Self.ledgerSchema, "creating the run ledger")
-            try addMissingLedgerColumns()
+            let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
+            for addition in Self.ledgerAdditions where !columns.contains(addition.name) {
+                try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(addition.definition)", "extending the run ledger")
+            }
             try markDeadRunsInterrupted()
             let me = ProcessIdentity.current
             let statement = try SQLiteStatement(
                 connection,
-                "INSERT INTO _sluice_runs (started, status, inputs, pid, host, process_start, resume_command) "
-                    + "VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?)",
+                "INSERT INTO _sluice_runs (started, status, inputs, options, pid, host, process_start, resume_command) "
+                    + "VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?, ?)",
                 "recording the run")
             statement.bind(1, inputs.joined(separator: "\n"))
-            statement.bind(2, Int64(me.pid))
-            statement.bind(3, me.host)
-            statement.bind(4, me.start)
-            statement.bind(5, resumeCommand)
+            statement.bind(2, options)
+            statement.bind(3, Int64(me.pid))
+            statement.bind(4, me.host)
+            statement.bind(5, me.start)
+            statement.bind(6, resumeCommand)
             try statement.run("recording the run")
             let id = sqlite3_last_insert_rowid(connection.handle)
             try connection.execute("COMMIT", "recording the run")
@@ -66,20 +75,61 @@ extension SQLiteStore {
             "updating the run ledger")
     }
 
-    /// Adds the ledger columns an older sluice did not make. One read of
-    /// the table's columns; an `ALTER TABLE` per missing column.
-    private func addMissingLedgerColumns() throws(StoreError) {
-        let present = Set(try connection.strings("SELECT name FROM pragma_table_info('_sluice_runs')", column: 0, "reading the run ledger"))
-        for (name, type) in Self.addedColumns where !present.contains(name) {
-            try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(name) \(type)", "adding \(name) to the run ledger")
-        }
-    }
-
     /// The identity in columns `pid`, `host` and `start` of the statement's
     /// row; nil when an older sluice recorded the run.
     private static func identity(_ row: SQLiteStatement, pid: Int32, host: Int32, start: Int32) -> ProcessIdentity? {
         guard !row.isNull(pid), let name = row.optionalText(host) else { return nil }
         return ProcessIdentity(host: name, pid: Int32(truncatingIfNeeded: row.int64(pid)), start: row.optionalText(start))
+    }
+
+    package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
+        guard let columns = try Self.runColumns(connection) else { return nil }
+        let statement = try SQLiteStatement(
+            connection, "SELECT \(columns) FROM _sluice_runs WHERE inputs = ? ORDER BY id DESC LIMIT 1", "reading the run ledger")
+        statement.bind(1, inputs.joined(separator: "\n"))
+        return try Self.runs(statement).first
+    }
+
+    /// Marks run `id` swept, inside the caller's transaction.
+    func markSwept(_ id: Int64) throws(StoreError) {
+        let statement = try SQLiteStatement(connection, "UPDATE _sluice_runs SET swept = 1 WHERE id = ?", "recording the sweep")
+        statement.bind(1, id)
+        try statement.run("recording the sweep")
+    }
+
+    /// What ``runs(_:)`` selects from the ledger as the store has it (a
+    /// column an older sluice did not make reads as its `absent` value,
+    /// without changing the store), or nil when there is no ledger.
+    private static func runColumns(_ connection: SQLiteConnection) throws(StoreError) -> String? {
+        let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
+        guard !columns.isEmpty else { return nil }
+        return "id, started, finished, status, inputs, records, counts, error, "
+            + ledgerAdditions.map { columns.contains($0.name) ? $0.name : $0.absent }.joined(separator: ", ")
+    }
+
+    /// The runs `statement` (selecting ``runColumns(_:)``) gives; a run
+    /// recorded as running whose process is gone reads as `interrupted`,
+    /// and one whose process cannot be checked from here says why.
+    private static func runs(_ statement: SQLiteStatement) throws(StoreError) -> [RunRecord] {
+        var runs: [RunRecord] = []
+        while try statement.step("reading the ledger") {
+            var run = RunRecord(
+                id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
+                inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
+                counts: statement.optionalText(6), error: statement.optionalText(7), options: statement.optionalText(8),
+                swept: statement.int64(9) != 0, resumeCommand: statement.optionalText(13))
+            if run.status == "running" {
+                switch identity(statement, pid: 10, host: 11, start: 12)?.liveness()
+                    ?? .unknown("an older sluice recorded it without its process; sluice cannot tell whether it still runs")
+                {
+                case .alive: break
+                case .dead: run.status = "interrupted"
+                case .unknown(let reason): run.unverified = reason
+                }
+            }
+            runs.append(run)
+        }
+        return runs
     }
 
     /// Records the end of run `id` and removes the disk reserve; when the
@@ -88,6 +138,7 @@ extension SQLiteStore {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
         do {
+            try forgetOldRuns()
             try recordEnd(id, status: status, records: records, counts: counts, error: message)
         } catch where error.code & 0xFF == SQLITE_FULL {
             reserve.remove()
@@ -131,31 +182,8 @@ extension SQLiteStore {
             let count = try connection.strings("SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
             status.tables.append((name, Int(count.first ?? "") ?? 0))
         }
-        let hasLedger = try !connection.strings(
-            "SELECT name FROM sqlite_schema WHERE name = '_sluice_runs'", column: 0, "reading the ledger").isEmpty
-        if hasLedger {
-            // A ledger an older sluice made lacks the added columns: they read as NULL.
-            let present = Set(try connection.strings("SELECT name FROM pragma_table_info('_sluice_runs')", column: 0, "reading the ledger"))
-            let added = addedColumns.map { present.contains($0.0) ? $0.0 : "NULL" }.joined(separator: ", ")
-            let statement = try SQLiteStatement(
-                connection, "SELECT id, started, finished, status, inputs, records, counts, error, \(added) FROM _sluice_runs ORDER BY id DESC",
-                "reading the ledger")
-            while try statement.step("reading the ledger") {
-                var run = RunRecord(
-                    id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
-                    inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
-                    counts: statement.optionalText(6), error: statement.optionalText(7), resumeCommand: statement.optionalText(11))
-                if run.status == "running" {
-                    switch identity(statement, pid: 8, host: 9, start: 10)?.liveness()
-                        ?? .unknown("an older sluice recorded it without its process; sluice cannot tell whether it still runs")
-                    {
-                    case .alive: break
-                    case .dead: run.status = "interrupted"
-                    case .unknown(let reason): run.unverified = reason
-                    }
-                }
-                status.runs.append(run)
-            }
+        if let columns = try runColumns(connection) {
+            status.runs = try runs(SQLiteStatement(connection, "SELECT \(columns) FROM _sluice_runs ORDER BY id DESC", "reading the ledger"))
         }
         // A store sluice did not make has no checkpoints to show.
         let hasCheckpoints = try !connection.strings(

@@ -1,4 +1,9 @@
 import CSluiceSQLite3
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SluiceBatching
 import SluiceInput
 @_spi(Machinery) import SluiceRecords
@@ -68,17 +73,24 @@ package final class SQLiteStore: ImportStore {
     }
 
     /// Opens or creates the store at `path` and sets its journal and cache.
-    package init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
-        connection = try SQLiteConnection(path: path)
+    ///
+    /// A `dryRun` writes nothing: it holds the write lock in one transaction
+    /// that ``close()`` rolls back (readers go on seeing the store as it
+    /// was; other writers wait), leaves the journal mode as it is, and for a
+    /// `path` that does not exist works in a private temporary database
+    /// that SQLite deletes on close, so nothing is created there.
+    package init(path: String, options: StoreOptions = StoreOptions(), dryRun: Bool = false) throws(StoreError) {
+        connection = try SQLiteConnection(path: path, scratch: dryRun && access(path, F_OK) != 0)
         self.options = options
         // Wait for readers first: switching to WAL needs the file to itself.
         sqlite3_busy_timeout(connection.handle, 5_000)
         // Only a new, empty database takes it; it must come before WAL.
         try connection.execute("PRAGMA page_size=\(options.pageSize)", "setting the page size")
-        try connection.execute("PRAGMA journal_mode=WAL", "switching to WAL")
+        if !dryRun { try connection.execute("PRAGMA journal_mode=WAL", "switching to WAL") }
         try connection.execute("PRAGMA synchronous=NORMAL", "setting synchronous")
         try connection.execute("PRAGMA wal_autocheckpoint=\(options.walCheckpointPages)", "setting the WAL checkpoint")
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "setting the page cache")
+        if dryRun { try connection.beginDryRun("starting the dry run's transaction") }
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS _sluice_checkpoints (
@@ -130,14 +142,14 @@ package final class SQLiteStore: ImportStore {
     // MARK: - Schema
 
     package func prepare(_ schemas: [TableSchema], links: [LinkSchema] = []) throws(StoreError) {
-        try connection.execute("BEGIN IMMEDIATE", "starting the schema transaction")
+        try connection.begin("starting the schema transaction")
         do throws(StoreError) {
             for schema in schemas { try ensureTable(schema) }
             for link in links { try ensureLinkTable(link) }
             linkSchemas = links
-            try connection.execute("COMMIT", "committing the schema")
+            try connection.commit("committing the schema")
         } catch {
-            _ = try? connection.execute("ROLLBACK", "rolling back the schema")
+            connection.rollback()
             throw error
         }
     }
@@ -221,7 +233,7 @@ package final class SQLiteStore: ImportStore {
     // MARK: - Applying batches
 
     package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
-        try connection.execute("BEGIN IMMEDIATE", "starting a batch transaction")
+        try connection.begin("starting a batch transaction")
         do throws(StoreError) {
             var counts: [Int: EntityCounts] = [:]
             for batch in group.batches where batch.link == nil {
@@ -237,10 +249,10 @@ package final class SQLiteStore: ImportStore {
             if shouldAbort?() == true {
                 throw StoreError(path: connection.path, action: "committing a batch", message: "cancelled", code: SQLITE_INTERRUPT)
             }
-            try connection.execute("COMMIT", "committing a batch")
+            try connection.commit("committing a batch")
             return counts
         } catch {
-            _ = try? connection.execute("ROLLBACK", "rolling back a batch")
+            connection.rollback()
             throw error
         }
     }
