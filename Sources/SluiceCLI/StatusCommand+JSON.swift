@@ -18,12 +18,14 @@ extension StatusCommand {
     }
 
     /// One run: the ledger's columns, with `counts` (the run's report) and
-    /// `options` as the JSON objects they were written as.
+    /// `options` as the JSON objects they were written as, and what the
+    /// text output says of a run whose process died or cannot be checked.
     private static func run(_ run: RunRecord) -> [String: Any] {
         [
             "id": run.id, "status": run.status, "started": run.started, "finished": run.finished ?? NSNull(),
             "inputs": run.inputs.split(separator: "\n").map(String.init), "records": run.records ?? NSNull(),
             "counts": object(run.counts), "options": object(run.options), "error": run.error ?? NSNull(), "swept": run.swept,
+            "resumeCommand": run.resumeCommand ?? NSNull(), "unverified": run.unverified ?? NSNull(),
         ]
     }
 

@@ -37,6 +37,11 @@ import Testing
         let resume = try #require(resumeCommand(status.stdout), "\(status.stdout)")
         #expect(resume == "cd \(FileManager.default.currentDirectoryPath) && \(([sluice] + arguments + ["--resume"]).joined(separator: " "))")
 
+        let json = try runCommand(sluice, ["status", "--json", store])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let run = try #require((object["runs"] as? [[String: Any]])?.first)
+        #expect(run["status"] as? String == "interrupted" && run["resumeCommand"] as? String == resume, "\(json.stdout)")
+
         let resumed = try runCommand("/bin/sh", ["-c", resume])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(StoreReader(store).count("Event") == 60_000)
