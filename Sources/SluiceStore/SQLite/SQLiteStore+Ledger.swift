@@ -66,11 +66,21 @@ extension SQLiteStore {
         return runs
     }
 
-    /// Records the end of run `id` and removes the disk reserve; when the
-    /// disk is full, removes the reserve first and tries again.
+    /// Records the end of run `id` durably and removes the disk reserve;
+    /// when the disk is full, removes the reserve first and tries again.
+    ///
+    /// Batch commits (`synchronous=NORMAL`) stay in the page cache until a
+    /// WAL checkpoint syncs them, so a power loss can take back the last of
+    /// them (with their checkpoints: `--resume` applies them again). This
+    /// last write commits with `synchronous=FULL`, which syncs the WAL and
+    /// so every frame before it: a run recorded as ended, its sweep and its
+    /// dropped seen keys survive a power loss. Costs one `fsync` of the WAL
+    /// (and of its directory, the first time). The connection keeps
+    /// `synchronous=FULL`: the store is closed after this.
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
+        try connection.execute("PRAGMA synchronous=FULL", "making the end of the run durable")
         do {
             try forgetOldRuns()
             try recordEnd(id, status: status, records: records, counts: counts, error: message)

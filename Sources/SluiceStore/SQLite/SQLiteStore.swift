@@ -14,7 +14,10 @@ import SluiceInput
 /// a key combined (present fields of later ones win), rows sorted by key, existing rows fetched with
 /// one `IN` query, then new keys inserted, changed rows updated and unchanged
 /// rows left untouched, in key order. A group of batches and its checkpoint
-/// commit in one transaction. WAL journal, `synchronous=NORMAL`.
+/// commit in one transaction. WAL journal, `synchronous=NORMAL`: batch
+/// commits are synced by the WAL checkpoints, the run's last ledger write
+/// syncs everything before it (``finishRun(_:status:records:counts:error:)``;
+/// docs/durability.md).
 package final class SQLiteStore: ImportStore {
     let connection: SQLiteConnection
     let options: StoreOptions
