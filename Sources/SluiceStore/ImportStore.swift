@@ -36,11 +36,15 @@ package protocol ImportStore: AnyObject {
 
     /// Records a run of `inputs` with `options` (a JSON object, see
     /// ``RunRecord/options``) in the ledger as running; returns its id.
+    /// Its commit is durable, and so is every commit before it: after a
+    /// power loss the ledger still shows the run, and the checkpoints it
+    /// cleared stay cleared (docs/durability.md).
     func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64
     /// The latest run of exactly these `inputs` in the ledger, if any (the
     /// run a resume continues).
     func lastRun(inputs: [String]) throws(StoreError) -> RunRecord?
-    /// Records how run `id` ended (`completed`, `failed`, `cancelled`).
+    /// Records how run `id` ended (`completed`, `failed`, `cancelled`),
+    /// durably: every commit of the run before it becomes durable too.
     func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
     /// Forgets the checkpoints of `inputs` (a run that does not resume).
     func clearCheckpoints(_ inputs: [String]) throws(StoreError)

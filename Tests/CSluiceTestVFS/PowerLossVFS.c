@@ -105,7 +105,11 @@ static int power_is_cut(void) {
 /// replace (from `offset` to the end of the range or of the file).
 static int remember(File *file, Change change, sqlite3_int64 end) {
     Tracked *tracked = find(file->path);
-    if (!tracked) return SQLITE_OK;
+    if (!tracked) {
+        // Opened before tracking started again: not tracked.
+        free(change.new_bytes);
+        return SQLITE_OK;
+    }
     int rc = file->real->pMethods->xFileSize(file->real, &change.size_before);
     if (rc != SQLITE_OK) return rc;
     if (end > change.size_before) end = change.size_before;

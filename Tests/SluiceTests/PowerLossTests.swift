@@ -1,3 +1,4 @@
+import CSluiceSQLite3
 import CSluiceTestVFS
 import Foundation
 import Sluice
@@ -49,9 +50,9 @@ import Testing
         return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
     }
 
-    static let firstDay = events(1...3_000, day: 1, name: "day1.jsonl")
-    /// The next day: 1,000 events gone, 1,000 new, a fifth of the rest changed.
-    static let secondDay = events(1_001...4_000, day: 2, name: "day2.jsonl")
+    static let firstDay = events(1...2_000, day: 1, name: "day1.jsonl")
+    /// The next day: 700 events gone, 700 new, a fifth of the rest changed.
+    static let secondDay = events(701...2_700, day: 2, name: "day2.jsonl")
 
     enum Scenario: String, CaseIterable {
         case firstLoadKeyOrder, firstLoadInputOrder, nextDayKeyOrder, nextDayInputOrder
@@ -77,12 +78,19 @@ import Testing
     @Test(arguments: Scenario.allCases) func aResumeAfterPowerLossGivesTheUninterruptedStore(scenario: Scenario) throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
-        if scenario.nextDay { try run(Self.firstDay, into: base, scenario.options) }
-        let input = scenario.nextDay ? Self.secondDay : Self.firstDay
+        // The next day's dump replaces the first under the same name, as a
+        // nightly job's download does.
+        let input = directory.appendingPathComponent("dump.jsonl").path
+        try FileManager.default.copyItem(atPath: Self.firstDay, toPath: input)
+        if scenario.nextDay {
+            try run(input, into: base, scenario.options)
+            try FileManager.default.removeItem(atPath: input)
+            try FileManager.default.copyItem(atPath: Self.secondDay, toPath: input)
+        }
         let reference = try store(copying: base, named: "reference")
         try run(input, into: reference, scenario.options)
         let expected = dump(reference)
-        #expect(expected[0].count == 3_000 && expected[2].count == 8)
+        #expect(expected[0].count == 2_000 && expected[2].count == 8)
 
         // A run with the power on: its operations, and where each phase began.
         let counted = try store(copying: base, named: "counted")
@@ -94,7 +102,9 @@ import Testing
         let phases = marks.ranges(total: total)
         #expect(phases.count >= (scenario.order == .key ? 3 : 2), "\(phases)")
 
-        var generator = SplitMix(seed: Self.seed ^ UInt64(scenario.rawValue.hashValue & 0xFFFF))
+        // Seeded by the scenario's name (a String's hashValue changes from
+        // one process to the next).
+        var generator = SplitMix(seed: scenario.rawValue.utf8.reduce(Self.seed) { $0 &* 31 &+ UInt64($1) })
         var cuts: [(phase: String, at: Int64)] = []
         for (phase, range) in phases where !range.isEmpty {
             for _ in 0..<Self.cases { cuts.append((phase, Int64.random(in: range, using: &generator))) }
@@ -114,7 +124,10 @@ import Testing
             if completed {
                 check(store, expected, "\(context), after the run completed")
             } else {
-                try resume(input, store, scenario.options, expected, context)
+                // Once started, the run is in the ledger for good.
+                let started = cut.phase != "starting"
+                #expect(!started || runs(store) == runs(base) + 1, "\(context): the ledger lost the run")
+                try resume(input, store, scenario.options, expected, mayRefuse: !started, context)
             }
         }
 
@@ -132,15 +145,45 @@ import Testing
         }
     }
 
+    /// The model itself, with SQLite alone: a commit never synced is lost,
+    /// and so is the WAL it created (its directory was never synced); a
+    /// commit synced (`synchronous=FULL`) is kept.
+    @Test(arguments: ["OFF", "FULL"]) func theVFSLosesWhatWasNotSynced(synchronous: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let path = directory.appendingPathComponent("model.sqlite").path
+        #expect(sluice_testvfs_start(directory.path, 0) == 0)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(path, &db) == SQLITE_OK)
+        for sql in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=\(synchronous)", "CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"] {
+            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+        }
+        sluice_testvfs_cut()
+        // Closing checkpoints nothing now: the power is off.
+        sqlite3_close(db)
+        #expect(sluice_testvfs_power_loss(1, 0, 0) == 0)
+        if synchronous == "FULL" {
+            #expect(StoreReader(path).value("SELECT count(*) FROM t") == "1")
+        } else {
+            // Switching to WAL synced a rollback journal and its directory:
+            // the database file is there, without the table.
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            #expect(StoreReader(path).value("SELECT count(*) FROM t") == "error: no such table: t")
+        }
+    }
+
     /// Resumes the run cut short in `store`: the store must then equal
-    /// `expected`, or the resume must refuse and a run without `--resume`
+    /// `expected`. When the cut came before the run was recorded (nothing
+    /// of it survived), the resume may refuse (the checkpoint left is the
+    /// previous run's, of another file); a run without `--resume` must then
     /// give `expected`.
-    func resume(_ input: String, _ store: String, _ options: ImportOptions, _ expected: [[[String?]]], _ context: String) throws {
+    func resume(
+        _ input: String, _ store: String, _ options: ImportOptions, _ expected: [[[String?]]], mayRefuse: Bool, _ context: String
+    ) throws {
         var resuming = options
         resuming.resume = true
         do {
             try run(input, into: store, resuming)
-        } catch ImportError.usage(let message) where message.contains("cannot resume") {
+        } catch ImportError.usage(let message) where mayRefuse && message.contains("cannot resume") {
             try run(input, into: store, options)
         }
         check(store, expected, "\(context), resumed")
@@ -169,6 +212,9 @@ import Testing
         return path
     }
 
+    /// The runs in the ledger of `store` (0 when there is no store).
+    func runs(_ store: String) -> Int { Int(StoreReader(store).value("SELECT count(*) FROM _sluice_runs") ?? "") ?? 0 }
+
     /// Every table's rows, the checkpoints included, sorted.
     func dump(_ store: String) -> [[[String?]]] {
         let reader = StoreReader(store)
@@ -188,11 +234,13 @@ final class PhaseMarks: @unchecked Sendable {
         lock.withLock { if marks.last?.phase != phase.rawValue { marks.append((phase.rawValue, at)) } }
     }
 
-    /// Each phase's operations (1-based), the last one's through `total`.
+    /// Each phase's operations (1-based), the last one's through `total`;
+    /// `starting` is what comes before the first report (opening the
+    /// store, clearing checkpoints, recording the run).
     func ranges(total: Int64) -> [(phase: String, range: ClosedRange<Int64>)] {
-        let marks = lock.withLock { self.marks }
+        let marks = [(phase: "starting", at: Int64(0))] + lock.withLock { self.marks }
         return marks.indices.compactMap { index in
-            let start = index == 0 ? 1 : marks[index].at + 1
+            let start = marks[index].at + 1
             let end = index + 1 < marks.count ? marks[index + 1].at : total
             return start <= end ? (marks[index].phase, start...end) : nil
         }

@@ -14,9 +14,11 @@ extension PostgresStore {
     private static let runColumns = "id, \(time("started")), \(time("finished")), status, inputs, records, counts, error, options, swept"
     private static func time(_ column: String) -> String { "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')" }
 
-    /// Records the start of a run; runs still marked running whose server
-    /// process is gone (their importer died) become `interrupted`, while
-    /// those of importers running now stay as they are.
+    /// Records the start of a run, durably (its commit waits for the WAL to
+    /// reach the disk, and so for every commit before it); runs still
+    /// marked running whose server process is gone (their importer died)
+    /// become `interrupted`, while those of importers running now stay as
+    /// they are.
     package func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64 {
         try withSchemaLock("creating the run ledger") { () throws(StoreError) in
             try connection.execute(Self.ledgerSchema, "creating the run ledger")
@@ -25,7 +27,7 @@ extension PostgresStore {
             "UPDATE _sluice_runs SET status = 'interrupted' WHERE status = 'running' "
                 + "AND backend IS DISTINCT FROM pg_backend_pid() AND backend NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)",
             "updating the run ledger")
-        let id = try connection.strings(
+        let id = try connection.commitDurably(
             "INSERT INTO _sluice_runs (started, status, inputs, backend, options) VALUES (clock_timestamp(), 'running', $1, pg_backend_pid(), $2) "
                 + "RETURNING id",
             "recording the run", [inputs.joined(separator: "\n"), options])

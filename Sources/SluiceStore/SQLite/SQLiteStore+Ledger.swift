@@ -13,8 +13,9 @@ extension SQLiteStore {
     private static let runColumns = "id, started, finished, status, inputs, records, counts, error, options, swept"
     private static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
-    /// Records the start of a run; runs still marked running (their process
-    /// died) become `interrupted`. Returns the run's id.
+    /// Records the start of a run, durably (``durably(_:_:)``); runs still
+    /// marked running (their process died) become `interrupted`. Returns
+    /// the run's id.
     package func beginRun(inputs: [String], options: String) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
         try connection.execute(Self.ledgerSchema, "creating the run ledger")
@@ -27,8 +28,22 @@ extension SQLiteStore {
             connection, "INSERT INTO _sluice_runs (started, status, inputs, options) VALUES (\(Self.now), 'running', ?, ?)", "recording the run")
         statement.bind(1, inputs.joined(separator: "\n"))
         statement.bind(2, options)
-        try statement.run("recording the run")
+        try durably("recording the run") { () throws(StoreError) in try statement.run("recording the run") }
         return sqlite3_last_insert_rowid(connection.handle)
+    }
+
+    /// Runs `write`, one statement committing on its own, with
+    /// `synchronous=FULL`: its commit syncs the WAL, and so every commit
+    /// before it, which `synchronous=NORMAL` left in the page cache until
+    /// the next WAL checkpoint. Costs one `fsync` of the WAL (and, the first
+    /// time, of its directory). Used for the two ledger writes that bound a
+    /// run: after a power loss the ledger still shows a run that started,
+    /// and a run recorded as ended keeps its batches, its sweep and its
+    /// dropped seen keys (docs/durability.md).
+    private func durably(_ action: String, _ write: () throws(StoreError) -> Void) throws(StoreError) {
+        try connection.execute("PRAGMA synchronous=FULL", action)
+        defer { _ = try? connection.execute("PRAGMA synchronous=NORMAL", action) }
+        try write()
     }
 
     package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
@@ -66,27 +81,22 @@ extension SQLiteStore {
         return runs
     }
 
-    /// Records the end of run `id` durably and removes the disk reserve;
-    /// when the disk is full, removes the reserve first and tries again.
-    ///
-    /// Batch commits (`synchronous=NORMAL`) stay in the page cache until a
-    /// WAL checkpoint syncs them, so a power loss can take back the last of
-    /// them (with their checkpoints: `--resume` applies them again). This
-    /// last write commits with `synchronous=FULL`, which syncs the WAL and
-    /// so every frame before it: a run recorded as ended, its sweep and its
-    /// dropped seen keys survive a power loss. Costs one `fsync` of the WAL
-    /// (and of its directory, the first time). The connection keeps
-    /// `synchronous=FULL`: the store is closed after this.
+    /// Records the end of run `id` durably (``durably(_:_:)``) and removes
+    /// the disk reserve; when the disk is full, removes the reserve first
+    /// and tries again.
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
-        try connection.execute("PRAGMA synchronous=FULL", "making the end of the run durable")
-        do {
+        do throws(StoreError) {
             try forgetOldRuns()
-            try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            try durably("recording the end of the run") { () throws(StoreError) in
+                try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            }
         } catch where error.code & 0xFF == SQLITE_FULL {
             reserve.remove()
-            try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            try durably("recording the end of the run") { () throws(StoreError) in
+                try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            }
         }
     }
 

@@ -15,9 +15,8 @@ import SluiceInput
 /// one `IN` query, then new keys inserted, changed rows updated and unchanged
 /// rows left untouched, in key order. A group of batches and its checkpoint
 /// commit in one transaction. WAL journal, `synchronous=NORMAL`: batch
-/// commits are synced by the WAL checkpoints, the run's last ledger write
-/// syncs everything before it (``finishRun(_:status:records:counts:error:)``;
-/// docs/durability.md).
+/// commits are synced by the WAL checkpoints; the ledger writes that start
+/// and end a run sync everything before them (docs/durability.md).
 package final class SQLiteStore: ImportStore {
     let connection: SQLiteConnection
     let options: StoreOptions
