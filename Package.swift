@@ -68,13 +68,15 @@ let package = Package(
         // A program embedding the library, as a user's would (run by a test).
         .executableTarget(name: "LibraryExample", dependencies: ["Sluice"], path: "Examples/Library"),
 
+        // The power-loss SQLite VFS (PowerLossTests): test support, never in the product.
+        .target(name: "CSluiceTestVFS", dependencies: ["CSluiceSQLite3"], path: "Tests/CSluiceTestVFS"),
         .target(name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3", "CSluicePQ"], path: "Tests/SluiceTestSupport"),
         .testTarget(name: "SluiceInputTests", dependencies: ["SluiceInput", "SluiceTestSupport"]),
         .testTarget(name: "SluiceParsersTests", dependencies: ["SluiceParsers", "SluiceTestSupport"]),
         .testTarget(name: "SluiceRecordsTests", dependencies: ["SluiceRecords", "SluiceTestSupport"]),
         .testTarget(name: "SluiceBatchingTests", dependencies: ["SluiceBatching", "SluiceTestSupport"]),
         .testTarget(name: "SluiceStoreTests", dependencies: ["SluiceStore", "SluiceTestSupport"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTestSupport", "CSluiceTestVFS"]),
         .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCLI", "LibraryExample", "SluiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

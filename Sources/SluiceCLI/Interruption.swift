@@ -15,8 +15,20 @@ final class Interruption: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let received = FirstSignal()
 
-    /// Starts watching; the watch ends when the value goes away.
+    /// Starts watching; the watch ends when the value goes away. Call it
+    /// before the process starts other threads.
     init() {
+        // Blocked first: the dispatch sources are registered later, on
+        // dispatch's own thread, and a signal arriving in between was
+        // discarded by SIG_IGN (a SIGTERM 0.2 s after start, on a loaded
+        // machine, let the run complete). A blocked signal is never
+        // discarded: it stays pending until the source reads it. Threads
+        // started from here on inherit the mask.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -33,6 +45,11 @@ final class Interruption: @unchecked Sendable {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
     }
 
     /// The first signal received, if any.

@@ -38,12 +38,15 @@ package protocol ImportStore: AnyObject {
     /// ``RunRecord/options``) in the ledger as running, with what tells
     /// whether its process is alive and `resumeCommand` (shown should it
     /// die); marks `interrupted` the runs recorded as running whose process
-    /// died. Returns the run's id.
+    /// died. Returns the run's id. Its commit is durable, and so is every
+    /// commit before it: after a power loss the ledger still shows the run,
+    /// and the checkpoints it cleared stay cleared (docs/durability.md).
     func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64
     /// The latest run of exactly these `inputs` in the ledger, if any (the
     /// run a resume continues).
     func lastRun(inputs: [String]) throws(StoreError) -> RunRecord?
-    /// Records how run `id` ended (`completed`, `failed`, `cancelled`).
+    /// Records how run `id` ended (`completed`, `failed`, `cancelled`),
+    /// durably: every commit of the run before it becomes durable too.
     func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
     /// Forgets the checkpoints of `inputs` (a run that does not resume).
     func clearCheckpoints(_ inputs: [String]) throws(StoreError)

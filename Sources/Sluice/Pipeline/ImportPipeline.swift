@@ -100,9 +100,10 @@ final class ImportPipeline {
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
             let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
             if options.resume { resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions) }
-            runID = options.dryRun ? 0 : try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
+            // Last: its durable commit makes the two above durable too.
+            runID = options.dryRun ? 0 : try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
         } catch let error as ImportError {
             throw error
         } catch let error as StoreError {

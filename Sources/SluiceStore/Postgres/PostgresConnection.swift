@@ -53,13 +53,16 @@ final class PostgresConnection {
         try execute("SET synchronous_commit TO off", "setting up the session")
     }
 
-    /// Runs `sql` in a transaction whose commit waits for the disk.
-    func commitDurably(_ sql: String, _ action: String, _ parameters: [String?] = []) throws(StoreError) {
+    /// Runs `sql` in a transaction whose commit waits for the disk;
+    /// returns the first column of its rows.
+    @discardableResult
+    func commitDurably(_ sql: String, _ action: String, _ parameters: [String?] = []) throws(StoreError) -> [String?] {
         try begin(action)
         do throws(StoreError) {
             try execute("SET LOCAL synchronous_commit TO on", action)
-            try execute(sql, action, parameters)
+            let values = try strings(sql, action, parameters)
             try commit(action)
+            return values
         } catch {
             rollback()
             throw error

@@ -43,14 +43,17 @@ extension PostgresStore {
     /// (their importer or the server died) become `interrupted`, while
     /// those of importers running now stay as they are. Holds the ledger's
     /// lock (`SHARE ROW EXCLUSIVE`: readers go on, other importers' ledger
-    /// writes wait) for these two statements. Returns the run's id.
+    /// writes wait) for these two statements. Durably: the commit waits for
+    /// the WAL to reach the disk, and so for every commit before it.
+    /// Returns the run's id.
     package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 {
         try withSchemaLock("creating the run ledger") { () throws(StoreError) in
             try connection.execute(Self.ledgerSchema, "creating the run ledger")
         }
         let action = "recording the run"
-        try connection.execute("BEGIN", action)
+        try connection.begin(action)
         do throws(StoreError) {
+            try connection.execute("SET LOCAL synchronous_commit TO on", action)
             try connection.execute("LOCK TABLE _sluice_runs IN SHARE ROW EXCLUSIVE MODE", action)
             try connection.execute(
                 "UPDATE _sluice_runs r SET status = 'interrupted' WHERE status = 'running' AND NOT \(Self.sessionAlive(backendStart: "r.backend_start"))",
@@ -60,10 +63,10 @@ extension PostgresStore {
                     + "SELECT coalesce(max(id), 0) + 1, clock_timestamp(), 'running', $1, pg_backend_pid(), "
                     + "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), $2, $3 FROM _sluice_runs RETURNING id",
                 action, [inputs.joined(separator: "\n"), options, resumeCommand])
-            try connection.execute("COMMIT", action)
+            try connection.commit(action)
             return Int64(id.first.flatMap { $0 } ?? "") ?? 0
         } catch {
-            _ = try? connection.execute("ROLLBACK", "rolling back")
+            connection.rollback()
             throw error
         }
     }

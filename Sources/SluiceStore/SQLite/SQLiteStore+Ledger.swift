@@ -25,38 +25,41 @@ extension SQLiteStore {
     /// become `interrupted`, as do those an older sluice recorded (it kept
     /// no process identity and marked every running run interrupted), while
     /// those of live processes, and of processes on other hosts, stay as they
-    /// are. Returns the run's id.
+    /// are. Durably (``durably(_:_:)``). Returns the run's id.
     package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 {
         DiskReserve(storePath: connection.path).create()
+        var id: Int64 = 0
         // One transaction: two runs starting at once neither add a column twice nor judge each other half-recorded.
-        try connection.execute("BEGIN IMMEDIATE", "starting the run ledger's transaction")
-        do throws(StoreError) {
-            try connection.execute(Self.ledgerSchema, "creating the run ledger")
-            let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
-            for addition in Self.ledgerAdditions where !columns.contains(addition.name) {
-                try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(addition.definition)", "extending the run ledger")
+        try durably("recording the run") { () throws(StoreError) in
+            try connection.execute("BEGIN IMMEDIATE", "starting the run ledger's transaction")
+            do throws(StoreError) {
+                try connection.execute(Self.ledgerSchema, "creating the run ledger")
+                let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
+                for addition in Self.ledgerAdditions where !columns.contains(addition.name) {
+                    try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(addition.definition)", "extending the run ledger")
+                }
+                try markDeadRunsInterrupted()
+                let me = ProcessIdentity.current
+                let statement = try SQLiteStatement(
+                    connection,
+                    "INSERT INTO _sluice_runs (started, status, inputs, options, pid, host, process_start, resume_command) "
+                        + "VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?, ?)",
+                    "recording the run")
+                statement.bind(1, inputs.joined(separator: "\n"))
+                statement.bind(2, options)
+                statement.bind(3, Int64(me.pid))
+                statement.bind(4, me.host)
+                statement.bind(5, me.start)
+                statement.bind(6, resumeCommand)
+                try statement.run("recording the run")
+                id = sqlite3_last_insert_rowid(connection.handle)
+                try connection.execute("COMMIT", "recording the run")
+            } catch {
+                _ = try? connection.execute("ROLLBACK", "rolling back the run ledger")
+                throw error
             }
-            try markDeadRunsInterrupted()
-            let me = ProcessIdentity.current
-            let statement = try SQLiteStatement(
-                connection,
-                "INSERT INTO _sluice_runs (started, status, inputs, options, pid, host, process_start, resume_command) "
-                    + "VALUES (\(Self.now), 'running', ?, ?, ?, ?, ?, ?)",
-                "recording the run")
-            statement.bind(1, inputs.joined(separator: "\n"))
-            statement.bind(2, options)
-            statement.bind(3, Int64(me.pid))
-            statement.bind(4, me.host)
-            statement.bind(5, me.start)
-            statement.bind(6, resumeCommand)
-            try statement.run("recording the run")
-            let id = sqlite3_last_insert_rowid(connection.handle)
-            try connection.execute("COMMIT", "recording the run")
-            return id
-        } catch {
-            _ = try? connection.execute("ROLLBACK", "rolling back the run ledger")
-            throw error
         }
+        return id
     }
 
     /// Marks `interrupted` the runs recorded as running whose process is
@@ -80,6 +83,21 @@ extension SQLiteStore {
     private static func identity(_ row: SQLiteStatement, pid: Int32, host: Int32, start: Int32) -> ProcessIdentity? {
         guard !row.isNull(pid), let name = row.optionalText(host) else { return nil }
         return ProcessIdentity(host: name, pid: Int32(truncatingIfNeeded: row.int64(pid)), start: row.optionalText(start))
+    }
+
+    /// Runs `write`, which commits (one statement on its own, or a
+    /// transaction it begins and commits), with
+    /// `synchronous=FULL`: its commit syncs the WAL, and so every commit
+    /// before it, which `synchronous=NORMAL` left in the page cache until
+    /// the next WAL checkpoint. Costs one `fsync` of the WAL (and, the first
+    /// time, of its directory). Used for the two ledger writes that bound a
+    /// run: after a power loss the ledger still shows a run that started,
+    /// and a run recorded as ended keeps its batches, its sweep and its
+    /// dropped seen keys (docs/durability.md).
+    private func durably(_ action: String, _ write: () throws(StoreError) -> Void) throws(StoreError) {
+        try connection.execute("PRAGMA synchronous=FULL", action)
+        defer { _ = try? connection.execute("PRAGMA synchronous=NORMAL", action) }
+        try write()
     }
 
     package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
@@ -132,17 +150,22 @@ extension SQLiteStore {
         return runs
     }
 
-    /// Records the end of run `id` and removes the disk reserve; when the
-    /// disk is full, removes the reserve first and tries again.
+    /// Records the end of run `id` durably (``durably(_:_:)``) and removes
+    /// the disk reserve; when the disk is full, removes the reserve first
+    /// and tries again.
     package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
-        do {
+        do throws(StoreError) {
             try forgetOldRuns()
-            try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            try durably("recording the end of the run") { () throws(StoreError) in
+                try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            }
         } catch where error.code & 0xFF == SQLITE_FULL {
             reserve.remove()
-            try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            try durably("recording the end of the run") { () throws(StoreError) in
+                try recordEnd(id, status: status, records: records, counts: counts, error: message)
+            }
         }
     }
 

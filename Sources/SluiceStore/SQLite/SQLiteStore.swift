@@ -14,7 +14,9 @@ import SluiceInput
 /// a key combined (present fields of later ones win), rows sorted by key, existing rows fetched with
 /// one `IN` query, then new keys inserted, changed rows updated and unchanged
 /// rows left untouched, in key order. A group of batches and its checkpoint
-/// commit in one transaction. WAL journal, `synchronous=NORMAL`.
+/// commit in one transaction. WAL journal, `synchronous=NORMAL`: batch
+/// commits are synced by the WAL checkpoints; the ledger writes that start
+/// and end a run sync everything before them (docs/durability.md).
 package final class SQLiteStore: ImportStore {
     let connection: SQLiteConnection
     let options: StoreOptions
