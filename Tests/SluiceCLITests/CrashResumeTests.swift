@@ -167,5 +167,8 @@ import Testing
         let refused = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--resume", small])
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("changed since the interrupted run"))
+        // A refused resume is no run: it leaves no ledger row behind (one
+        // stayed `running` for as long as a library's process lived).
+        #expect(StoreReader(store).rows("SELECT status FROM _sluice_runs") == [["completed"]])
     }
 }

@@ -99,10 +99,14 @@ final class ImportPipeline {
             // A table still waiting for its first record is made with its first batch.
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
             let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
-            if options.resume { resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions) }
+            if options.resume {
+                resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions)
+                (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs)
+            }
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
-            // Last: its durable commit makes the two above durable too.
+            // Last, so that a run refused above leaves no ledger row: its
+            // durable commit makes the two above durable too.
             runID = options.dryRun ? 0 : try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
         } catch let error as ImportError {
             throw error
@@ -112,7 +116,6 @@ final class ImportPipeline {
             throw .usage("\(error)")
         }
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-        if options.resume { (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs) }
         sorter = options.order == .key
             ? KeyOrderSorter(
                 directory: options.sort.directory ?? Self.sortDirectory(store: storePath), options: options.sort, defaultMode: options.store.mode) : nil
