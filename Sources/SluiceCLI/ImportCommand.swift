@@ -43,7 +43,7 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out).")
     var deleteMissing = false
 
-    @Flag(help: "Continue an interrupted import of the same inputs from its last committed batch.")
+    @Flag(help: "Continue the interrupted import of the same inputs from its last committed batch. The mapping, --mode, --delete-missing, --allow-empty-delete and --format must be those it was started with (it is refused otherwise); --max-delete may differ.")
     var resume = false
 
     @Flag(help: "Let --delete-missing empty an entity of which the run saw no record.")
