@@ -7,18 +7,7 @@ import Testing
 @Suite(.serialized) struct SyncCrashTests {
     /// The sync mapping: events with tag links and tag stubs (also the
     /// PostgreSQL tests').
-    static let syncMapping = TestPaths.file("sync.yml", """
-        entities:
-          Event:
-            records: $
-            key: id
-            attributes: {id: integer, kind: string, score: integer}
-            relationships:
-              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
-          Tag:
-            key: name
-            attributes: {name: string}
-        """)
+    static let syncMapping = TestPaths.file("sync.yml", TestMappings.sync)
     let mapping = SyncCrashTests.syncMapping
 
     /// Events with shuffled integer keys from `ids`, two or three tags each.

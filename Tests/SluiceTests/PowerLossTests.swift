@@ -27,18 +27,7 @@ import Testing
     static let seed = UInt64(ProcessInfo.processInfo.environment["SLUICE_POWER_LOSS_SEED"] ?? "") ?? 20_261_125
 
     /// Events with tag links and tag stubs, as in the nightly sync.
-    static let mapping = """
-        entities:
-          Event:
-            records: $
-            key: id
-            attributes: {id: integer, kind: string, score: integer}
-            relationships:
-              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
-          Tag:
-            key: name
-            attributes: {name: string}
-        """
+    static let mapping = TestMappings.sync
 
     /// `ids` in a shuffled order; `day` changes some scores and tags.
     static func events(_ ids: some Sequence<Int>, day: Int, name: String) -> String {
