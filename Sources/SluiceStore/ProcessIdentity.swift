@@ -59,7 +59,8 @@ package struct ProcessIdentity: Equatable, Sendable {
     private static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(cString: buffer)
+        let name = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// `boot-id/pid-namespace/start-ticks` of process `pid`, nil where there
