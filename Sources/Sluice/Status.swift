@@ -4,7 +4,7 @@ public enum Status {
     /// file, or a PostgreSQL connection string), read-only. A run recorded as
     /// running whose process (in PostgreSQL, whose server session) is gone
     /// is given as `interrupted`; one whose process cannot be checked from
-    /// here says why in ``RunRecord/unverified``.
+    /// here says why in `RunRecord.unverified`.
     ///
     /// - Throws: ``ImportError/input(_:)`` when the store does not exist,
     ///   ``ImportError/store(_:)`` when it cannot be read.
