@@ -20,6 +20,8 @@ package struct CompiledMapping {
     /// What the mapping does, as ``Mapping/fingerprint`` (hooks, being
     /// code, are not in it).
     package var fingerprint: String
+    /// The entities whose records can delete keys (see ``deletes(_:)``).
+    private var deletingEntities: Set<Int> = []
 
     /// The most record paths one mapping may declare.
     package static let maxRoutes = 64
@@ -46,6 +48,7 @@ package struct CompiledMapping {
         mappers = []
         fingerprint = mapping.fingerprint
         for (index, entity) in mapping.entities.enumerated() {
+            if !entity.deleteRecords.isEmpty || !entity.deleteWhen.isEmpty { deletingEntities.insert(index) }
             for (text, deletes) in entity.records.map({ ($0, false) }) + entity.deleteRecords.map({ ($0, true) }) {
                 guard case .success(let path) = RecordPath.parse(text) else { continue }
                 let route = routes.firstIndex { $0.path == path } ?? {
@@ -119,9 +122,7 @@ package struct CompiledMapping {
 
     /// Whether records delete keys of entity `entity` (`delete-records` or
     /// `delete-when`).
-    package func deletes(_ entity: Int) -> Bool {
-        routes.contains { $0.deleting.contains(entity) } || (mappers[entity] as? EntityMapper)?.deleteWhen.isEmpty == false
-    }
+    package func deletes(_ entity: Int) -> Bool { deletingEntities.contains(entity) }
 
     /// The kind of document (XML or JSON) the record paths address.
     package var documentKind: DocumentKind { routes.first?.path.kind ?? .json }

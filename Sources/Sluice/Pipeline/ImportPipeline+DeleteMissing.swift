@@ -2,6 +2,13 @@
 /// the ``ImportOptions/maxDelete`` brake counted before the first deletion,
 /// then the sweeps.
 extension ImportPipeline {
+    /// Whether the run sweeps `schema`'s entity: its mapping's
+    /// `delete-missing`, else the run's, and only with a key. The one place
+    /// that decides it.
+    func sweeps(_ schema: TableSchema) -> Bool {
+        (schema.deleteMissing ?? options.store.deleteMissing) && !schema.keyColumns.isEmpty
+    }
+
     /// Sweeps every entity with delete-missing whose keys the run saw (or
     /// every one, with ``ImportOptions/allowEmptyDelete``), adding each one's
     /// deletions to its counts and a warning per entity left alone; then
@@ -15,10 +22,7 @@ extension ImportPipeline {
     func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
         var refusal: String?
         do throws(StoreError) {
-            let deleting = compiled.mappers.indices.filter { entity in
-                let schema = compiled.mappers[entity].schema
-                return (schema.deleteMissing ?? options.store.deleteMissing) && !schema.keyColumns.isEmpty
-            }
+            let deleting = compiled.mappers.indices.filter { sweeps(compiled.mappers[$0].schema) }
             if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
                 // Its seen keys went with its last sweep: sweeping now would find none.
                 warnings.append(
