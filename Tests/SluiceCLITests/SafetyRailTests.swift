@@ -161,6 +161,37 @@ import Testing
         #expect(statuses(store) == ["completed"])
     }
 
+    /// A dry run whose real run would end on links to missing records under
+    /// `missing: error`: the same counts, exit 65 saying why the real run
+    /// would fail, the file unchanged; the real run then fails as it says.
+    @Test func aDryRunSaysTheRealRunWouldFailOnDanglingReferences() throws {
+        let strict = TestPaths.file("strict.yml", """
+            entities:
+              Event:
+                records: $
+                key: id
+                attributes: {id: integer}
+                relationships:
+                  owner: {entity: User, source: owner, missing: error}
+              User:
+                key: id
+                attributes: {id: integer}
+            """)
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("strict.sqlite").path
+        let good = TestPaths.file("good.jsonl", #"{"id": 1, "owner": null}"# + "\n")
+        #expect(try runCommand(sluice, ["import", "--mapping", strict, "--into", store, good]).status == 0)
+        let before = try checksum(store)
+        let dangling = TestPaths.file("dangling.jsonl", #"{"id": 2, "owner": 7}"# + "\n" + #"{"id": 3, "owner": 8}"# + "\n")
+        let dry = try runCommand(sluice, ["import", "--mapping", strict, "--into", store, "--dry-run", dangling])
+        #expect(dry.status == 65, "\(dry.stderr)")
+        #expect(dry.stderr.contains("dry run: the real run would fail: Event.owner: 2 links to records that are not in the store"), "\(dry.stderr)")
+        #expect(tableLines(dry.stdout).contains { $0.hasPrefix("Event ") && $0.contains(" 2 ") }, "\(dry.stdout)")
+        #expect(try checksum(store) == before)
+        let real = try runCommand(sluice, ["import", "--mapping", strict, "--into", store, dangling])
+        #expect(real.status != 0 && real.stderr.contains("Event.owner: 2 links to records that are not in the store"), "\(real.stderr)")
+        #expect(StoreReader(store).count("Event") == 3)
+    }
+
     /// `--dry-run --resume` is a usage error, before the store is touched.
     @Test func aDryRunDoesNotResume() throws {
         let store = try loadedStore()
