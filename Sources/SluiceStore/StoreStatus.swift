@@ -20,7 +20,7 @@ public struct RunRecord: Sendable, Equatable {
     public var error: String?
     /// What decides the run's result (the mapping's fingerprint, the write
     /// mode, delete-missing…), as a JSON object; `nil` for runs recorded by
-    /// sluice before 0.10. A resume must repeat them.
+    /// a sluice that did not record them yet. A resume must repeat them.
     public var options: String?
     /// Whether the run finished its delete-missing sweeps (a run stopped
     /// after them and resumed does not sweep again).

@@ -99,7 +99,7 @@ extension ImportPipeline {
             let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
             let repeated = batcher.recordRows[entity] - written
             guard repeated > 0 else { return nil }
-                        let outcome: String
+            let outcome: String
             switch (mapper.schema.mode ?? options.store.mode, compiled.deletes(entity)) {
             case (.replace, false): outcome = "the last record of each key was written whole (replace)"
             case (.replace, true): outcome = "the last action on each key won (a record replaces, a deletion deletes)"

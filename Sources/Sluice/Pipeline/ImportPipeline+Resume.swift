@@ -3,16 +3,18 @@
 extension ImportPipeline {
     /// The run a resume continues: the last run of the same inputs, which
     /// must have been started with the same `options`. A resume that would be
-    /// a different run is refused, naming what differs; runs recorded before
-    /// options were (sluice 0.9) are not compared. Nil when the store has no
+    /// a different run is refused, naming what differs; runs an earlier
+    /// sluice recorded without options are not compared. Nil when the store has no
     /// such run (it died before recording itself, so it committed nothing:
     /// the resume reads from the start). A completed run resumes to itself:
     /// every input's checkpoint is at its end and its sweeps are done.
-    static func interruptedRun(_ store: any ImportStore, inputs: [String], _ options: RunOptions) throws -> RunRecord? {
-        guard let run = try store.lastRun(inputs: inputs) else { return nil }
+    static func interruptedRun(_ store: any ImportStore, inputs: [String], _ options: RunOptions) throws(ImportError) -> RunRecord? {
+        let last: RunRecord?
+        do { last = try store.lastRun(inputs: inputs) } catch { throw .store(error) }
+        guard let run = last else { return nil }
         let differences = run.options.map(options.differences(from:)) ?? []
         guard differences.isEmpty else {
-            throw ImportError.usage(
+            throw .usage(
                 "cannot resume run \(run.id): it was started with other options (\(differences.joined(separator: "; "))); "
                     + "resume with the options it had, or run the import without --resume")
         }
