@@ -20,7 +20,8 @@ public enum Checker {
         do { source = try Input.open(path: path, chunkSize: chunkSize) } catch { throw .input(error) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
         defer { chunk.deallocate() }
-        let assembler = RecordAssembler(routes: [], sink: DiscardingSink(), limits: limits)
+        let sink = DiscardingSink()
+        let assembler = RecordAssembler(routes: [], sink: sink, limits: limits)
         var parser: DocumentParser?
         var bytes: Int64 = 0
         func start(_ format: InputFormat) -> DocumentParser {
@@ -41,6 +42,7 @@ public enum Checker {
             bytes += Int64(count)
         }
         do { try (parser ?? start(.json)).finish() } catch { throw .parse(error) }
+        withExtendedLifetime(sink) {}
         return Report(bytes: bytes)
     }
 }

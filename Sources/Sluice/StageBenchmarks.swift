@@ -17,30 +17,29 @@ public final class StageBenchmarks {
 
     /// Parses the JSON Lines file at `path` in 64 KiB chunks through the
     /// record assembler and the batcher, keeps the batch groups cut for the
-    /// other stages and returns how many there are.
+    /// other stages and returns how many there are. A group is cut after
+    /// the chunk that fills it (the import cuts after the record that does).
     public func assemble(jsonLines path: String) throws -> Int {
-        let batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: BatchLimits())
+        let batcher = Batcher(compiled, limits: BatchLimits())
         var cut: [BatchGroup] = []
-        var records = 0
-        batcher.onFull = { full in
-            cut.append(full.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
-        }
         let assembler = RecordAssembler(routes: compiled.routes, sink: batcher)
         let parser = JSONPushParser(handler: assembler, name: path, multipleValues: true)
+        func cutGroup() {
+            let records = assembler.recordCount
+            cut.append(batcher.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
+        }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.withUnsafeBytes { raw in
             var start = 0
             while start < raw.count {
                 let end = min(raw.count, start + (64 << 10))
                 try parser.feed(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
-                records = assembler.recordCount
+                if batcher.isFull { cutGroup() }
                 start = end
             }
         }
         try parser.finish()
-        if !batcher.isEmpty {
-            cut.append(batcher.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
-        }
+        if !batcher.isEmpty { cutGroup() }
         groups = cut
         return cut.count
     }

@@ -38,23 +38,45 @@ final class Worker: @unchecked Sendable {
     }
 }
 
-/// A flag one thread sets and others read.
-final class Flag: @unchecked Sendable {
+/// A value one thread sets and others read, behind a mutex: what the
+/// pipeline's threads exchange besides the queue of groups (its
+/// cancellation flag, the store's failure). O(1) a read or write.
+final class Shared<Value: Sendable>: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
-    private var value = false
+    private var stored: Value
 
-    init() { pthread_mutex_init(&mutex, nil) }
+    init(_ value: Value) {
+        stored = value
+        pthread_mutex_init(&mutex, nil)
+    }
+
     deinit { pthread_mutex_destroy(&mutex) }
 
-    var isSet: Bool {
+    /// The value last set.
+    var value: Value {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        return value
+        return stored
     }
 
-    func set() {
+    /// Replaces the value.
+    func set(_ value: Value) {
         pthread_mutex_lock(&mutex)
-        value = true
+        stored = value
         pthread_mutex_unlock(&mutex)
     }
+}
+
+/// A flag one thread sets and others read.
+typealias Flag = Shared<Bool>
+
+extension Shared where Value == Bool {
+    /// A flag not set.
+    convenience init() { self.init(false) }
+
+    /// Whether the flag was set.
+    var isSet: Bool { value }
+
+    /// Sets the flag.
+    func set() { set(true) }
 }

@@ -1,14 +1,15 @@
 @_spi(Machinery) import SluiceRecords
 
-/// Maps each record into its entities' rows and cuts a ``BatchGroup`` when
-/// the rows or bytes reach the limits. Memory: one group being filled.
+/// Maps each record into its entities' rows; its owner asks ``isFull``
+/// after each record and takes the rows as a ``BatchGroup`` with
+/// ``cut(checkpoint:rawBytes:records:)``. Memory: one group being filled.
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
 package final class Batcher: RecordSink {
     private let mappers: [RowMapper]
-    /// Each mapper as an ``EntityMapper`` (nil for others), and its key
-    /// columns, looked up once rather than per record.
-    private let entityMappers: [EntityMapper?]
+    /// Each entity's derived key column (``CompiledMapping/derivedKeys``)
+    /// and key columns, looked up once rather than per record.
+    private let derivedKeys: [Int?]
     private let keyColumns: [[Int]]
     /// Each mapper's relationships, boxed: reading a `Relation` out of an
     /// array copied it whole (a dozen retains) per record and list item.
@@ -37,18 +38,14 @@ package final class Batcher: RecordSink {
     /// Records each entity skipped (filtered out or missing their key).
     @exclusivity(unchecked) package private(set) var skipped: [Int]
 
-    /// Called with every full group; it may block (back-pressure) or throw
-    /// (the store failed), which stops the parse.
-    package var onFull: (Batcher) throws -> Void = { _ in }
-
-    /// A batcher writing rows through `mappers` and link rows of `links`,
-    /// bounded by `limits`.
-    package init(mappers: [RowMapper], links: [LinkSchema] = [], limits: BatchLimits) {
-        self.mappers = mappers
-        entityMappers = mappers.map { $0 as? EntityMapper }
+    /// A batcher writing rows through `compiled`'s mappers and link rows of
+    /// its relationships, bounded by `limits`.
+    package init(_ compiled: CompiledMapping, limits: BatchLimits) {
+        mappers = compiled.mappers
+        derivedKeys = compiled.derivedKeys
         keyColumns = mappers.map(\.schema.keyColumns)
-        relations = mappers.map { (($0 as? EntityMapper)?.relations ?? []).map(RelationBox.init) }
-        self.links = links
+        relations = compiled.relations.map { $0.map(RelationBox.init) }
+        links = compiled.links
         linkShapes = links.map { ($0.columnCount, $0.sourceColumns.count, $0.firstAttributeCell) }
         self.limits = limits
         arenas = Array(repeating: nil, count: mappers.count)
@@ -61,6 +58,11 @@ package final class Batcher: RecordSink {
     /// Whether no rows are waiting.
     package var isEmpty: Bool { rows == 0 }
 
+    /// Whether the rows waiting reach ``BatchLimits/maxRows`` or
+    /// ``BatchLimits/maxBytes``: the owner should ``cut(checkpoint:rawBytes:records:)``
+    /// them before the next record. O(1).
+    package var isFull: Bool { rows >= limits.maxRows || bytes >= limits.maxBytes }
+
     package func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
         for entity in entities {
             if deleting.contains(entity) || mappers[entity].deletes(tree, root: 0) {
@@ -69,7 +71,6 @@ package final class Batcher: RecordSink {
                 _ = try append(entity, tree, root: 0, ordinal: ordinal, depth: 0)
             }
         }
-        if rows >= limits.maxRows || bytes >= limits.maxBytes { try onFull(self) }
     }
 
     /// Appends a deletion of the record's key to `entity`'s rows; its
@@ -94,8 +95,7 @@ package final class Batcher: RecordSink {
         var arena = take(entity)
         let before = arena.byteSize
         let outcome = try mapper.appendRow(tree, root: root, ordinal: ordinal, into: &arena)
-        let entityMapper = entityMappers[entity]
-        if let derivedKey, outcome == .appended, let column = entityMapper?.derivedKey {
+        if let derivedKey, outcome == .appended, let column = derivedKeys[entity] {
             arena.set(column, arena.text(derivedKey))
         }
         bytes += arena.byteSize - before

@@ -3,9 +3,9 @@
 /// then the sweeps.
 extension ImportPipeline {
     /// Whether the run sweeps `schema`'s entity: its mapping's
-    /// `delete-missing`, else the run's, and only with a key. The one place
-    /// that decides it.
-    func sweeps(_ schema: TableSchema) -> Bool {
+    /// `delete-missing`, else the run's (`options`), and only with a key. The
+    /// one place that decides it (the store side asks it too).
+    static func sweeps(_ schema: TableSchema, options: ImportOptions) -> Bool {
         (schema.deleteMissing ?? options.store.deleteMissing) && !schema.keyColumns.isEmpty
     }
 
@@ -22,7 +22,7 @@ extension ImportPipeline {
     func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
         var refusal: String?
         do throws(StoreError) {
-            let deleting = compiled.mappers.indices.filter { sweeps(compiled.mappers[$0].schema) }
+            let deleting = compiled.mappers.indices.filter { Self.sweeps(compiled.mappers[$0].schema, options: options) }
             if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
                 // Its seen keys went with its last sweep: sweeping now would find none.
                 warnings.append(
@@ -44,15 +44,15 @@ extension ImportPipeline {
             if refusal == nil || options.dryRun {
                 for entity in swept {
                     let schema = compiled.mappers[entity].schema
-                    reportProgress(.deleting, table: schema.name)
-                    counts[entity].deleted += try store.deleteMissing(schema, links: compiled.links)
+                    storeSide.reportProgress(.deleting, table: schema.name)
+                    storeSide.counts[entity].deleted += try store.deleteMissing(schema, links: compiled.links)
                 }
                 // A dry run leaves the seen keys to its rollback: ending them
                 // marks the run swept in a ledger that has no row for it.
                 if !options.dryRun { try store.stopTrackingSeenKeys(run: runID) }
             }
         } catch {
-            throw cancelled.isSet ? .cancelled : .store(error)
+            throw exchange.cancelled.isSet ? .cancelled : .store(error)
         }
         guard let refusal else { return }
         guard options.dryRun else {
@@ -71,7 +71,7 @@ extension ImportPipeline {
         var beyond: [String] = []
         for entity in entities {
             let schema = compiled.mappers[entity].schema
-            reportProgress(.deleting, table: schema.name)
+            storeSide.reportProgress(.deleting, table: schema.name)
             let rows = try store.missingRows(schema)
             if !limit.allows(deleting: rows.missing, of: rows.stored) {
                 beyond.append("\(schema.name) would lose \(rows.missing) of its \(rows.stored) stored rows (\(Self.percentage(rows.missing, of: rows.stored)))")

@@ -5,17 +5,17 @@ extension ImportPipeline {
     /// (every input was read completely and without error), records the run
     /// as completed and reports.
     func finish() throws(ImportError) -> ImportReport {
-        applySorted.set()
-        queue.close()
+        exchange.applySorted.set()
+        exchange.groups.close()
         storeWorker?.join()
         storeWorker = nil
-        if let storeFailure {
+        if let storeFailure = exchange.failure.value {
             var error = storeFailure
-            if case .store(let failure) = storeFailure, failure.isInterruption && cancelled.isSet { error = .cancelled }
+            if case .store(let failure) = storeFailure, failure.isInterruption && exchange.cancelled.isSet { error = .cancelled }
             record(failure: error)
             throw error
         }
-        if cancelled.isSet {
+        if exchange.cancelled.isSet {
             record(failure: .cancelled)
             throw .cancelled
         }
@@ -26,18 +26,18 @@ extension ImportPipeline {
             record(failure: error)
             throw error
         }
-        if cancelled.isSet {
+        if exchange.cancelled.isSet {
             record(failure: .cancelled)
             throw .cancelled
         }
         warnings += repeatedKeyWarnings()
-        for (entity, count) in batcher.skipped.enumerated() { counts[entity].skipped += count }
+        for (entity, count) in parseSide.batcher.skipped.enumerated() { storeSide.counts[entity].skipped += count }
         var report = makeReport()
         let dangling: [DanglingCount]
-        reportProgress(.checking)
+        storeSide.reportProgress(.checking)
         do throws(StoreError) {
-            let counted = try earlyCounts?.results() ?? [:]
-            earlyCounts = nil
+            let counted = try storeSide.earlyCounts?.results() ?? [:]
+            storeSide.earlyCounts = nil
             dangling = try store.danglingReferences(compiled.mappers.map(\.schema), compiled.links, counted: counted)
         } catch {
             record(failure: .store(error))
@@ -58,7 +58,7 @@ extension ImportPipeline {
                 throw error
             }
         }
-        report.warnings = resumedCompletedRunWarning + inputWarnings + warnings
+        report.warnings = resumedCompletedRunWarning + parseSide.inputWarnings + warnings
         report.dryRun = options.dryRun
         report.wouldFail = wouldFail
         do {
@@ -67,14 +67,15 @@ extension ImportPipeline {
         } catch {
             throw .store(error)
         }
-        reportProgress(.done)
+        storeSide.reportProgress(.done)
         return report
     }
 
     func makeReport() -> ImportReport {
         let names = compiled.mappers.map(\.schema.name)
+        let counts = storeSide.counts
         var report = ImportReport(
-            records: recordsBefore + (input?.assembler.recordCount ?? 0), bytes: rawBefore + rawCurrent,
+            records: parseSide.records, bytes: parseSide.rawBytes,
             seconds: ImportPipeline.now() - startTime,
             entities: Array(zip(names, counts)).map { (name: $0.0, counts: $0.1) })
         let side = store.sideWrites
@@ -94,7 +95,8 @@ extension ImportPipeline {
     /// combined, or the last one whole. Entities also found nested in other
     /// records are left out: a shared object recurring is what nesting means.
     func repeatedKeyWarnings() -> [String] {
-        compiled.mappers.enumerated().compactMap { entity, mapper in
+        let (batcher, counts) = (parseSide.batcher, storeSide.counts)
+        return compiled.mappers.enumerated().compactMap { entity, mapper in
             guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
             let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
             let repeated = batcher.recordRows[entity] - written
@@ -123,15 +125,15 @@ extension ImportPipeline {
 
     /// Stops: pending groups are dropped, the batch being applied rolls back.
     func cancel() {
-        cancelled.set()
-        store.interrupt()
+        exchange.cancelled.set()
+        storeSide.interrupt()
     }
 
     /// After a failure: let the store commit what was parsed before it, then
     /// stop.
     func drain() {
-        applySorted.set()
-        queue.close()
+        exchange.applySorted.set()
+        exchange.groups.close()
         storeWorker?.join()
         storeWorker = nil
     }

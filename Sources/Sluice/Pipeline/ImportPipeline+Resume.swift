@@ -1,5 +1,6 @@
-/// Resuming: where each input's committed records end, and the check that a
-/// resumed standard input repeats the stream the interrupted run read.
+/// Resuming: which run a resume continues and where each input's committed
+/// records end (the parse side checks that a resumed standard input repeats
+/// the stream the interrupted run read: ``ParseSide/followStream(_:)``).
 extension ImportPipeline {
     /// The run a resume continues: the last run of the same inputs, which
     /// must have been started with the same `options`. A resume that would be
@@ -52,23 +53,5 @@ extension ImportPipeline {
             points[name] = saved.records
         }
         return (points, streams)
-    }
-
-    /// The identity of input `name` when it is a file; `nil` for a stream.
-    func fileIdentity(_ name: String) -> InputIdentity? { identities[name] ?? nil }
-
-    /// Standard input: extends the checksum over the next bytes, sets the
-    /// identity checkpoints record, and when resuming checks the prefix the
-    /// interrupted run read. O(bytes).
-    func followStream(_ bytes: UnsafeRawBufferPointer) throws(ImportError) {
-        if let expected = streamToVerify, inputBytes + Int64(bytes.count) >= expected.size {
-            let head = UnsafeRawBufferPointer(rebasing: bytes[..<Int(expected.size - inputBytes)])
-            guard InputIdentity.checksum(streamChecksum, extendedWith: head) == expected.headChecksum else {
-                throw .usage("cannot resume: \(input?.name ?? "-") differs from the stream of the interrupted run (\(expected)); run the import without --resume")
-            }
-            streamToVerify = nil
-        }
-        streamChecksum = InputIdentity.checksum(streamChecksum, extendedWith: bytes)
-        streamIdentity = .streamPrefix(bytes: inputBytes + Int64(bytes.count), checksum: streamChecksum)
     }
 }

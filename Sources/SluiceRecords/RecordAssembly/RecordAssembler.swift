@@ -16,7 +16,9 @@ package protocol RecordSink: AnyObject {
 /// "Hot path").
 package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private let routes: [CompiledMapping.Route]
-    private let sink: RecordSink
+    /// Not retained: the sink usually owns the assembler (the import's parse
+    /// side is the sink of the assembler it reads with).
+    private unowned let sink: RecordSink
     private let limits: RecordLimits
     @exclusivity(unchecked) private var tree = RecordTree()
 
@@ -40,7 +42,8 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     @exclusivity(unchecked) private var recordDepth = 0
     private let allRoutes: UInt64
 
-    /// An assembler for `routes` that hands records to `sink`.
+    /// An assembler for `routes` that hands records to `sink`, which the
+    /// caller keeps alive as long as the assembler.
     package init(routes: [CompiledMapping.Route], sink: RecordSink, limits: RecordLimits = RecordLimits()) {
         self.routes = routes
         self.sink = sink

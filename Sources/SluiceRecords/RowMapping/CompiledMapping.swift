@@ -17,6 +17,12 @@ package struct CompiledMapping {
     package var mappers: [RowMapper]
     /// The link tables of to-many relationships.
     package var links: [LinkSchema] = []
+    /// Each entity's relationships as the batcher follows them (nested
+    /// objects found or created, to-many lists made link rows), by entity.
+    package private(set) var relations: [[Relation]]
+    /// Each entity's derived key column (an entity without a key reached
+    /// through `keyless` relationships), which the batcher fills; by entity.
+    package private(set) var derivedKeys: [Int?]
     /// What the mapping does, as ``Mapping/fingerprint`` (hooks, being
     /// code, are not in it).
     package var fingerprint: String
@@ -46,7 +52,10 @@ package struct CompiledMapping {
         if !problems.isEmpty { throw MappingError(file: mapping.file, problems: problems) }
         routes = []
         mappers = []
+        relations = []
+        derivedKeys = []
         fingerprint = mapping.fingerprint
+        var entityMappers: [EntityMapper] = []
         for (index, entity) in mapping.entities.enumerated() {
             if !entity.deleteRecords.isEmpty || !entity.deleteWhen.isEmpty { deletingEntities.insert(index) }
             for (text, deletes) in entity.records.map({ ($0, false) }) + entity.deleteRecords.map({ ($0, true) }) {
@@ -59,11 +68,14 @@ package struct CompiledMapping {
                 if deletes { routes[route].deleting.append(index) }
             }
             let kind = Self.documentKind(of: entity, in: mapping)
-            mappers.append(Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
+            entityMappers.append(Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
         }
+        mappers = entityMappers
+        derivedKeys = entityMappers.map(\.derivedKey)
+        relations = Array(repeating: [], count: entityMappers.count)
         // Relationships, now that every mapper exists.
         for (index, entity) in mapping.entities.enumerated() {
-            guard let mapper = mappers[index] as? EntityMapper else { continue }
+            let mapper = entityMappers[index]
             let kind = Self.documentKind(of: entity, in: mapping)
             for relationship in entity.relationships {
                 let targetEntity = relationship.entities.first?.entity ?? relationship.entity
@@ -97,7 +109,7 @@ package struct CompiledMapping {
                     keyless: relationship.keyless,
                     referenceColumn: relationship.many ? nil : mapper.schema.columns.firstIndex { $0.name == relationship.name })
                 Self.readItems(relationship, into: &relation, kind: kind, mappers: mappers, in: mapping)
-                mapper.relations.append(relation)
+                relations[index].append(relation)
             }
         }
     }
@@ -117,6 +129,8 @@ package struct CompiledMapping {
     package init(schemaless entity: String, key: String, records: RecordPath) {
         routes = [Route(path: records, entities: [0])]
         mappers = [SchemalessMapper(entity: entity, key: key)]
+        relations = [[]]
+        derivedKeys = [nil]
         fingerprint = Mapping.fingerprint(of: "schemaless \(entity) \(key) \(records)")
     }
 

@@ -139,8 +139,6 @@ package final class EntityMapper: RowMapper {
     }
 
     package let schema: TableSchema
-    /// The relationships whose nested objects and link rows the batcher adds.
-    package internal(set) var relations: [Relation] = []
     let attributes: [Attribute]
     let filters: [Filter]
     /// The `delete-when` conditions; empty when records never delete.
@@ -149,7 +147,8 @@ package final class EntityMapper: RowMapper {
     let kind: DocumentKind
     let hooks: EntityHooks
     /// The derived key column of an entity without a key reached through
-    /// `keyless` relationships; the batcher fills it.
+    /// `keyless` relationships; the batcher fills it
+    /// (``CompiledMapping/derivedKeys``).
     package let derivedKey: Int?
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]

@@ -5,15 +5,67 @@ import Darwin
 #endif
 @_spi(Machinery) import SluiceRecords
 
-/// The store thread: groups applied as they come (input order), or sorted
-/// into runs and applied in key order once every input is read.
-extension ImportPipeline {
+/// What the store thread owns: the store, the key-ordered apply's sorter,
+/// the counts and the progress figures. The store thread runs ``run()``,
+/// the one consumer of the groups every parse side cuts; before it starts
+/// and once it is joined the orchestrator uses the store and counts for the
+/// rest of the run (``ImportPipeline/finish()``), and while it runs calls
+/// only ``interrupt()``. Groups come applied as they arrive (input order),
+/// or sorted into runs and applied in key order once every input is read.
+final class StoreSide {
+    let store: any ImportStore
+    let compiled: CompiledMapping
+    let options: ImportOptions
+    let exchange: PipelineExchange
+    /// The key-ordered apply's sorter (``ApplyOrder/key``); its rows are
+    /// applied once the queue closes.
+    let sorter: KeyOrderSorter?
+    let progress: (@Sendable (ImportProgress) -> Void)?
+    let startTime: Double
+    /// All inputs' sizes together, when every size is known (for the ETA).
+    let expectedBytes: Int64?
+    /// Rows written, by entity.
+    var counts: [EntityCounts]
+    /// Dangling references counted while the key-ordered apply goes on,
+    /// read once the store thread is joined.
+    var earlyCounts: EarlyReferenceCounts?
+    /// What progress reports say: the last group's record and byte counts,
+    /// and in key order the rows to apply, the rows applied and when
+    /// applying began.
+    var recordsQueued = 0
+    var bytesQueued: Int64 = 0
+    var rowsToApply: Int?
+    var rowsApplied = 0
+    var applyStart = 0.0
+
+    /// A store side applying `exchange`'s groups to `store`, through
+    /// `sorter` in key order; `startTime` and `expectedBytes` for progress.
+    init(
+        store: any ImportStore, compiled: CompiledMapping, options: ImportOptions, exchange: PipelineExchange,
+        sorter: KeyOrderSorter?, startTime: Double, expectedBytes: Int64?,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) {
+        self.store = store
+        self.compiled = compiled
+        self.options = options
+        self.exchange = exchange
+        self.sorter = sorter
+        self.startTime = startTime
+        self.expectedBytes = expectedBytes
+        self.progress = progress
+        counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
+    }
+
+    /// Makes the statement the store runs now stop soon; the one call the
+    /// store allows from another thread.
+    func interrupt() { store.interrupt() }
+
     /// Takes groups off the queue until it closes: applies each (input
     /// order) or adds it to the sorter (key order), then, once the run may
     /// finish, applies the sorted rows.
-    func runStore() {
-        while let group = queue.pop() {
-            if cancelled.isSet { break }
+    func run() {
+        while let group = exchange.groups.pop() {
+            if exchange.cancelled.isSet { break }
             do throws(ImportError) {
                 if let sorter {
                     do { try sorter.add(group) } catch { throw .spill(error) }
@@ -24,13 +76,13 @@ extension ImportPipeline {
                 bytesQueued = group.rawBytes
                 reportProgress(.reading)
             } catch {
-                storeFailure = error
-                queue.fail()
+                exchange.failure.set(error)
+                exchange.groups.fail()
                 return
             }
         }
-        guard let sorter, applySorted.isSet, !cancelled.isSet else { return }
-        do { try applyInKeyOrder(sorter) } catch { storeFailure = error }
+        guard let sorter, exchange.applySorted.isSet, !exchange.cancelled.isSet else { return }
+        do { try applyInKeyOrder(sorter) } catch { exchange.failure.set(error) }
     }
 
     /// Applies one group in its own transaction and adds up its counts.
@@ -47,7 +99,7 @@ extension ImportPipeline {
         // Three batches are in flight (applied, queued, being merged): a
         // quarter of the batch byte bound each keeps them within one batch's
         // worth of memory.
-        let deleteMissing = compiled.mappers.contains { sweeps($0.schema) }
+        let deleteMissing = compiled.mappers.contains { ImportPipeline.sweeps($0.schema, options: options) }
         earlyCounts = EarlyReferenceCounts(
             store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
         let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
@@ -60,7 +112,7 @@ extension ImportPipeline {
         applyStart = ImportPipeline.now()
         do {
             while let item = try feed.next() {
-                if cancelled.isSet { return }
+                if exchange.cancelled.isSet { return }
                 switch item {
                 case .batch(let batch, let startsTable):
                     if startsTable, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }

@@ -1,0 +1,173 @@
+/// What the parse thread owns: the input being read (its parser and record
+/// assembler), the batcher filling the next group, how far the inputs have
+/// been read and where a resume starts in each. It is its assembler's
+/// record sink: after each record it asks the batcher whether the group is
+/// full and, if so, cuts it onto the exchange's queue, so that a group never
+/// holds more than ``BatchLimits`` plus one record. Everything it shares
+/// with the store side goes through ``PipelineExchange``; a run has one
+/// parse side, and parallel parsing would give each worker one.
+final class ParseSide: RecordSink {
+    let compiled: CompiledMapping
+    let options: ImportOptions
+    let exchange: PipelineExchange
+    /// Fills the next group; its counts of rows per entity (records,
+    /// nested objects, skipped) go into the report once the parse ends.
+    let batcher: Batcher
+
+    /// The input being read.
+    var input: (name: String, assembler: RecordAssembler, parser: DocumentParser)?
+    var inputBytes: Int64 = 0
+    var recordsBefore = 0
+    var rawBefore: Int64 = 0
+    var rawCurrent: Int64 = 0
+    /// Inputs that gave no record (the mapping's record paths matched
+    /// nothing), one warning each.
+    var inputWarnings: [String] = []
+    /// Each input's identity, saved with its checkpoints.
+    let identities: [String: InputIdentity?]
+    /// Records of each input committed by the run being resumed.
+    let resumePoints: [String: Int]
+    /// The stream prefixes of the interrupted run, by input name.
+    let resumedStreams: [String: InputIdentity]
+    /// Standard input: the CRC-32 of the bytes fed so far, the identity the
+    /// next checkpoint records (the prefix through the chunk being parsed),
+    /// and, when resuming, the prefix the stream must repeat; until it has,
+    /// no group is cut (at most one chunk of records waits).
+    var streamChecksum: Int64 = 0
+    var streamIdentity: InputIdentity?
+    var streamToVerify: InputIdentity?
+    /// Set when the queue refused a group (the store side failed): the
+    /// parse stops, and its error is the store's.
+    private var storeStopped = false
+
+    /// A parse side for `compiled`, cutting groups onto `exchange`; the
+    /// inputs' `identities` and what a resume skips (`resumePoints`, and
+    /// `resumedStreams`, the prefixes standard input must repeat).
+    init(
+        compiled: CompiledMapping, options: ImportOptions, exchange: PipelineExchange,
+        identities: [String: InputIdentity?], resumePoints: [String: Int], resumedStreams: [String: InputIdentity]
+    ) {
+        self.compiled = compiled
+        self.options = options
+        self.exchange = exchange
+        self.identities = identities
+        self.resumePoints = resumePoints
+        self.resumedStreams = resumedStreams
+        batcher = Batcher(compiled, limits: options.batch)
+    }
+
+    /// Records read so far, all inputs together.
+    var records: Int { recordsBefore + (input?.assembler.recordCount ?? 0) }
+
+    /// Input bytes read so far, all inputs together (compressed bytes for
+    /// compressed input).
+    var rawBytes: Int64 { rawBefore + rawCurrent }
+
+    /// Starts reading an input called `name` of `format`.
+    func beginInput(name: String, format: InputFormat, compressed: Bool) throws(ImportError) {
+        let documentKind: DocumentKind = format == .xml ? .xml : .json
+        guard documentKind == compiled.documentKind else {
+            throw .usage("\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)")
+        }
+        let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits)
+        assembler.skipThrough = resumePoints[name] ?? 0
+        let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
+        let parser = DocumentParser(
+            format: format, handler: assembler, name: name, compressed: compressed, multipleValues: multiple,
+            limits: options.limits)
+        input = (name, assembler, parser)
+        inputBytes = 0
+        rawCurrent = 0
+        streamChecksum = 0
+        streamIdentity = nil
+        streamToVerify = fileIdentity(name) == nil ? resumedStreams[name] : nil
+    }
+
+    /// Parses the next bytes of the current input; `raw` is how many bytes
+    /// of the underlying file have been read so far.
+    func feed(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        guard let input else { return }
+        if exchange.cancelled.isSet { throw .cancelled }
+        rawCurrent = raw
+        if fileIdentity(input.name) == nil { try followStream(bytes) }
+        do {
+            try input.parser.feed(bytes)
+        } catch {
+            throw translate(error)
+        }
+        inputBytes += Int64(bytes.count)
+    }
+
+    /// Ends the current input: the parser must find the document complete;
+    /// its remaining rows are queued with the input's final checkpoint.
+    func endInput() throws(ImportError) {
+        guard let input else { return }
+        do {
+            try input.parser.finish()
+        } catch {
+            throw translate(error)
+        }
+        if let expected = streamToVerify {
+            throw .usage("cannot resume: \(input.name) ended after \(inputBytes) bytes, before the \(expected.size) bytes the interrupted run had read; run the import without --resume")
+        }
+        guard cutGroup() else { throw exchange.storeFailure }
+        if input.assembler.recordCount == 0 && resumePoints[input.name] == nil {
+            let paths = compiled.routes.map { "\($0.path)" }
+            inputWarnings.append("\(input.name): no record matched the mapping (record paths: \(paths.joined(separator: ", ")))")
+        }
+        recordsBefore += input.assembler.recordCount
+        rawBefore += rawCurrent
+        rawCurrent = 0
+        self.input = nil
+    }
+
+    /// The assembler's sink: maps the record through the batcher, then cuts
+    /// the group if it is full. Stops the parse (throws) when the queue
+    /// refuses the group; ``translate(_:)`` then reports the store's failure.
+    func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
+        try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        if batcher.isFull && !cutGroup() {
+            storeStopped = true
+            throw GroupRefused()
+        }
+    }
+
+    /// Cuts the batcher's rows as a group with the current input's
+    /// checkpoint and queues it, waiting while the queue is full; `false`
+    /// when the queue refused it (the store side failed). Cuts nothing while
+    /// the batcher is empty or a resumed stream is not yet verified.
+    private func cutGroup() -> Bool {
+        guard let input, !batcher.isEmpty, streamToVerify == nil else { return true }
+        let records = input.assembler.recordCount
+        let group = batcher.cut(
+            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: fileIdentity(input.name) ?? streamIdentity),
+            rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
+        return exchange.groups.push(group)
+    }
+
+    /// An error reading the current input, with where in it the parse got
+    /// to: the decompressed bytes parsed and the record being read (or the
+    /// next one, between records).
+    func damaged(_ error: InputError) -> ImportError {
+        guard let assembler = input?.assembler else { return .input(error) }
+        let record = assembler.isInRecord ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        return .damagedInput(error, decompressedBytes: inputBytes, record: record)
+    }
+
+    /// A parse error as the run reports it: with the number of the record
+    /// it is in, or the store's failure when that stopped the parse.
+    func translate(_ error: ParseError) -> ImportError {
+        if storeStopped { return exchange.storeFailure }
+        var error = error
+        if let assembler = input?.assembler {
+            let rejected: Bool
+            if case .rejected = error.reason { rejected = true } else { rejected = false }
+            error.location.record = assembler.isInRecord || rejected ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        }
+        return .parse(error)
+    }
+}
+
+/// What ``ParseSide/record(_:entities:deleting:ordinal:)`` throws to stop
+/// the parser when the store side failed; never reported itself.
+private struct GroupRefused: Error {}

@@ -1,0 +1,33 @@
+/// What the parse side and the store side of a run exchange, and all they
+/// share: the queue of groups (parse side to store side), the cancellation
+/// flag (the caller to both), whether the sorted rows may be applied (the
+/// orchestrator to the store side) and the store side's failure (to the
+/// parse side, which stops, and to the orchestrator). Checked `Sendable`:
+/// each part is.
+struct PipelineExchange: Sendable {
+    /// Cut groups, bounded in count and bytes (``BatchLimits/queueDepth``,
+    /// ``BatchLimits/maxBytes``): a full queue blocks the parse side.
+    let groups: BlockingQueue<BatchGroup>
+    /// Set by the caller's cancellation or by ``ImportPipeline/cancel()``;
+    /// every phase checks it between batches.
+    let cancelled: Flag
+    /// Set by ``ImportPipeline/finish()`` and ``ImportPipeline/drain()``: the
+    /// sorted rows may be applied. A run dropped without either applies
+    /// nothing.
+    let applySorted = Flag()
+    /// Why the store side stopped; set before it fails ``groups``, so a push
+    /// that the queue refuses finds it.
+    let failure = Shared<ImportError?>(nil)
+
+    /// An exchange whose queue holds `limits.queueDepth` groups and
+    /// `limits.maxBytes` of rows, cancelled by `cancelled`.
+    init(limits: BatchLimits, cancelled: Flag) {
+        groups = BlockingQueue(capacity: limits.queueDepth, weightLimit: limits.maxBytes) { $0.byteSize }
+        self.cancelled = cancelled
+    }
+
+    /// The store side's failure, once the queue refused a group.
+    var storeFailure: ImportError {
+        failure.value ?? .store(StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
+    }
+}
