@@ -24,6 +24,9 @@ final class StoreSide {
     let startTime: Double
     /// All inputs' sizes together, when every size is known (for the ETA).
     let expectedBytes: Int64?
+    /// The entities' names, copied once: the mappers are the parse side's
+    /// while it runs (a schemaless one grows its schema).
+    let entityNames: [String]
     /// Rows written, by entity.
     var counts: [EntityCounts]
     /// Dangling references counted while the key-ordered apply goes on,
@@ -53,6 +56,7 @@ final class StoreSide {
         self.startTime = startTime
         self.expectedBytes = expectedBytes
         self.progress = progress
+        entityNames = compiled.mappers.map(\.schema.name)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
     }
 
@@ -175,10 +179,9 @@ final class StoreSide {
         case .done: left = 0
         case .deleting, .checking: left = nil
         }
-        let names = compiled.mappers.map(\.schema.name)
         progress(ImportProgress(
             phase: phase, table: table, records: recordsQueued, bytesRead: bytesQueued, bytesTotal: expectedBytes,
             rowsApplied: rowsApplied, rowsTotal: rowsToApply, seconds: seconds, secondsLeft: left,
-            entities: Dictionary(zip(names, counts), uniquingKeysWith: { first, _ in first })))
+            entities: Dictionary(zip(entityNames, counts), uniquingKeysWith: { first, _ in first })))
     }
 }
