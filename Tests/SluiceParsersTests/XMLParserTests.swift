@@ -1,55 +1,6 @@
 import SluiceParsers
 import Testing
 
-/// Records parser events as text lines.
-final class EventLog: XMLEventHandler, JSONEventHandler {
-    var events: [String] = []
-    var stopAt: String?
-
-    func startElement(name: ByteSpan, attributes: UnsafeBufferPointer<XMLAttribute>) throws {
-        let attrs = attributes.map { "\($0.name.string)=\($0.value.string)" }.joined(separator: ",")
-        events.append("<\(name.string)\(attrs.isEmpty ? "" : " " + attrs)>")
-        if events.last == stopAt { throw StopError() }
-    }
-    func endElement() throws { events.append("</>") }
-    func characters(_ text: ByteSpan) throws {
-        if events.last?.hasPrefix("text:") == true { events[events.count - 1] += text.string } else { events.append("text:" + text.string) }
-    }
-    func startObject() throws { events.append("{") }
-    func key(_ name: ByteSpan) throws { events.append("key:" + name.string) }
-    func endObject() throws { events.append("}") }
-    func startArray() throws { events.append("[") }
-    func endArray() throws { events.append("]") }
-    func scalar(_ kind: JSONScalarKind, _ text: ByteSpan) throws { events.append("\(kind):\(text.string)") }
-}
-
-struct StopError: Error, CustomStringConvertible { var description: String { "stopped by handler" } }
-
-/// Hands `bytes` to `feed` in pieces of `chunk` bytes.
-func feedInChunks(_ bytes: [UInt8], _ chunk: Int, _ feed: (UnsafeRawBufferPointer) throws -> Void) throws {
-    var index = 0
-    while index < bytes.count {
-        let end = min(index + chunk, bytes.count)
-        try bytes[index..<end].withUnsafeBytes { try feed($0) }
-        index = end
-    }
-}
-
-func feedXML(_ text: String, chunk: Int = 65_536, log: EventLog = EventLog()) throws -> [String] {
-    let parser = XMLPushParser(handler: log, name: "test.xml")
-    try feedInChunks(Array(text.utf8), chunk) { try parser.feed($0) }
-    try parser.finish()
-    return log.events
-}
-
-func feedJSON(_ text: String, chunk: Int = 65_536, multiple: Bool = true) throws -> [String] {
-    let log = EventLog()
-    let parser = JSONPushParser(handler: log, name: "test.json", multipleValues: multiple)
-    try feedInChunks(Array(text.utf8), chunk) { try parser.feed($0) }
-    try parser.finish()
-    return log.events
-}
-
 @Suite struct XMLParserTests {
     @Test func deliversElementsAttributesAndText() throws {
         let events = try feedXML(#"<a x="1"><b y="&lt;&amp;&#38;&quot;">t&amp;u</b><![CDATA[<c>]]></a>"#)
@@ -104,42 +55,6 @@ func feedJSON(_ text: String, chunk: Int = 65_536, multiple: Bool = true) throws
             guard case .rejected(let inner) = error.reason else { Issue.record("wrong reason"); return }
             #expect(inner is StopError)
             #expect(!log.events.contains("<c>"))
-        }
-    }
-}
-
-@Suite struct JSONParserTests {
-    @Test func numbersStayText() throws {
-        let events = try feedJSON(#"{"id": 10158365420975381, "r": 1.50, "e": 1e400}"#)
-        #expect(events == ["{", "key:id", "number:10158365420975381", "key:r", "number:1.50", "key:e", "number:1e400", "}"])
-    }
-
-    @Test func readsJSONLinesAndSkipsBOM() throws {
-        let events = try feedJSON("\u{FEFF}{\"a\":true}\n{\"a\":null}\n[\"x\"]\n", chunk: 1)
-        #expect(events == ["{", "key:a", "true:", "}", "{", "key:a", "null:", "}", "[", "string:x", "]"])
-    }
-
-    @Test func singleDocumentRefusesASecondValue() {
-        #expect(throws: ParseError.self) { try feedJSON("{}{}", multiple: false) }
-    }
-
-    @Test func partialValueAtEndIsAnError() {
-        #expect(throws: ParseError.self) { try feedJSON("{\"a\":1}\n{\"a\":") }
-        #expect(throws: ParseError.self) { try feedJSON("[1, 2") }
-    }
-
-    @Test func errorsCarryLineColumnAndAbsoluteOffset() throws {
-        let text = "{\"a\":1}\n{\"a\":2}\n{\"a\": tru}\n"
-        for chunk in [1, 5, 4096] {
-            do {
-                _ = try feedJSON(text, chunk: chunk)
-                Issue.record("accepted invalid JSON")
-            } catch let error as ParseError {
-                #expect(error.location.line == 3)
-                #expect(error.location.byteOffset != nil)
-                #expect((error.location.byteOffset ?? 0) >= 16)
-                #expect((error.location.byteOffset ?? 0) <= Int64(text.utf8.count))
-            }
         }
     }
 }

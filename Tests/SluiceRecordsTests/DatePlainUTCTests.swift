@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-@_spi(Machinery) import SluiceRecords
-import Glibc
-#endif
 @testable import SluiceRecords
 import SluiceTestSupport
 import Testing
@@ -76,90 +72,5 @@ import Testing
             }
         }
         #expect(accepted > 5_000)
-    }
-}
-
-/// `ValueConversion.shortDecimal` reads short decimals without `strtod`; it
-/// must give the same double, bit for bit, on everything it accepts.
-@Suite struct ShortDecimalTests {
-    func strtodValue(_ text: String) -> Double? {
-        ValueConversion.double(Array(text.utf8)[...])
-    }
-
-    @Test func acceptsOnlyShortPlainDecimals() {
-        #expect(ValueConversion.shortDecimal(Array("76.2".utf8)[...]) == 76.2)
-        #expect(ValueConversion.shortDecimal(Array("-0".utf8)[...])?.sign == .minus)
-        #expect(ValueConversion.shortDecimal(Array("123456789012345".utf8)[...]) == 123_456_789_012_345)
-        for text in ["1234567890123456", "1e5", "1.", ".5", "1.2.3", "", "-", "+1", "0x10", "1,5"] {
-            #expect(ValueConversion.shortDecimal(Array(text.utf8)[...]) == nil, "\(text)")
-        }
-    }
-
-    @Test func agreesWithStrtodBitForBit() {
-        var random = SplitMix(seed: 11)
-        var accepted = 0
-        for _ in 0..<100_000 {
-            let digits = Int(random.next() % 18) + 1
-            var text = random.next() % 4 == 0 ? "-" : ""
-            let point = Int(random.next() % UInt64(digits + 2))
-            for position in 0..<digits {
-                if position == point && position > 0 { text += "." }
-                text += String(random.next() % 10)
-            }
-            let bytes = Array(text.utf8)[...]
-            guard let fast = ValueConversion.shortDecimal(bytes) else { continue }
-            accepted += 1
-            var end: UnsafeMutablePointer<CChar>?
-            let slow = text.withCString { strtod($0, &end) }
-            #expect(fast.bitPattern == slow.bitPattern, "\(text)")
-        }
-        #expect(accepted > 50_000)
-    }
-}
-
-/// `ValueConversion.plainCell` converts the common values from their bytes
-/// in place; whatever it returns must equal what the general conversion
-/// stores for the same node and type.
-@Suite struct PlainCellTests {
-    static let values = [
-        "", "12", "-7", "+3", "007", "1.5", "-0.25", "1e3", "12.0", " 12", "9223372036854775807", "9223372036854775808",
-        "2024-01-02T03:04:05Z", "2024-01-02 03:04:05", "2024-02-30T00:00:00Z", "2024-01-02T03:04:05+01:00", "1388349428",
-        "true", "no", "abc", "straße", "0.1", "123456789012345.6", "aGVsbG8=",
-    ]
-    static let kinds: [RecordTree.Kind] = [.string, .number, .true, .false, .null, .element, .attribute]
-
-    /// The stored form of a cell: its case and, for text, its bytes.
-    func stored(_ cell: Cell, _ arena: RowArena) -> String {
-        switch cell {
-        case .text, .blob: return "\(cell)".prefix(4) + ":" + arena.withText(cell) { String(decoding: $0, as: UTF8.self) }
-        case .real(let value): return "real:\(value.bitPattern)"
-        default: return "\(cell)"
-        }
-    }
-
-    @Test func agreesWithTheGeneralConversion() {
-        var fast = 0
-        for value in Self.values {
-            for kind in Self.kinds {
-                var tree = RecordTree()
-                Array(value.utf8).withUnsafeBufferPointer { bytes in
-                    Array("v".utf8).withUnsafeBufferPointer { name in _ = tree.open(kind, name: name, value: bytes) }
-                }
-                if kind == .element { tree.close() }
-                for type in AttributeType.allCases {
-                    var plainArena = RowArena(columnCount: 1)
-                    guard let plain = ValueConversion.plainCell(tree, 0, type, into: &plainArena) else { continue }
-                    fast += 1
-                    var generalArena = RowArena(columnCount: 1)
-                    switch ValueConversion.generalCell(tree, 0, ValueRule(type: type), into: &generalArena) {
-                    case .success(let general):
-                        #expect(stored(plain, plainArena) == stored(general, generalArena), "\(kind) \(value) as \(type)")
-                    case .failure(let problem):
-                        Issue.record("\(kind) \(value) as \(type): fast \(stored(plain, plainArena)), general failed: \(problem)")
-                    }
-                }
-            }
-        }
-        #expect(fast > 150)
     }
 }
