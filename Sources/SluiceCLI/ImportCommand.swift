@@ -1,4 +1,3 @@
-@_spi(Machinery) import SluiceRecords
 import ArgumentParser
 import CSluiceMalloc
 import Foundation
