@@ -20,7 +20,7 @@ package final class NullStore: ImportStore {
 
     package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
         if shouldAbort?() == true {
-            throw StoreError(path: Self.target, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
+            throw StoreError(path: Self.target, action: "committing a batch", message: "cancelled", cause: .interrupted)
         }
         var counts: [Int: EntityCounts] = [:]
         for batch in group.batches where batch.link == nil {

@@ -166,7 +166,7 @@ package final class PostgresStore: ImportStore {
             }
             if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
             if shouldAbort?() == true {
-                throw StoreError(path: name, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
+                throw StoreError(path: name, action: "committing a batch", message: "cancelled", cause: .interrupted)
             }
             try connection.commit("committing a batch")
             return counts
