@@ -133,10 +133,6 @@ final class ImportPipeline {
     deinit {
         queue.fail()
         storeWorker?.join()
-        // Its read connection closes before the store's, so that the store's
-        // close is the last and checkpoints the WAL into the database file.
-        earlyCounts?.cancel()
-        earlyCounts = nil
     }
 
     // MARK: - Inputs
