@@ -130,7 +130,7 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("--page-size must be a power of two from 512 to 65536.")
         }
         // What can be checked before any input is read is checked here.
-        if isFileStore(into) { try Self.requireDirectory(of: into, for: "--into") }
+        if StoreTarget(into).file != nil { try Self.requireDirectory(of: into, for: "--into") }
         if let statsJson { try Self.requireDirectory(of: statsJson, for: "--stats-json") }
         if let sortDir {
             var isDirectory: ObjCBool = false

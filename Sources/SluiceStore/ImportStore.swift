@@ -10,7 +10,7 @@ import SluiceRecords
 package protocol ImportStore: AnyObject {
     /// Asked just before each commit; when it returns true the transaction
     /// is rolled back and the call throws an interruption
-    /// (``StoreError/isInterruption``). Used for cancellation.
+    /// (``StoreError/Cause/interrupted``). Used for cancellation.
     var shouldAbort: (@Sendable () -> Bool)? { get set }
     /// What ``prepare(_:links:)`` changed in existing tables to follow the
     /// mapping, one line each (the run's warnings).

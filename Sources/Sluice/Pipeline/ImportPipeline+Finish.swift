@@ -11,7 +11,9 @@ extension ImportPipeline {
         storeWorker = nil
         if let storeFailure {
             var error = storeFailure
-            if case .store(let failure) = storeFailure, failure.isInterruption && cancelled.isSet { error = .cancelled }
+            if case .store(let failure) = storeFailure, failure.cause == .interrupted && cancelled.isSet {
+                error = .cancelled
+            }
             record(failure: error)
             throw error
         }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Machinery) import SluiceRecords
 
 /// The store thread: groups applied as they come (input order), or sorted
@@ -92,22 +87,6 @@ extension ImportPipeline {
         for checkpoint in sorter.checkpoints {
             try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
         }
-    }
-
-    /// The directory holding `path` (`.` when it names none).
-    /// Where sorted runs go by default: beside a SQLite store, in the
-    /// temporary directory (`TMPDIR`, else /tmp) for a server database or
-    /// the null store.
-    static func sortDirectory(store: String) -> String {
-        guard isFileStore(store) else {
-            return getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        }
-        return directory(of: store)
-    }
-
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Tells the caller where the run is (see ``ImportProgress``).

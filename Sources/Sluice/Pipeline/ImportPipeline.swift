@@ -91,8 +91,9 @@ final class ImportPipeline {
         if options.dryRun && options.resume {
             throw .usage("--dry-run cannot be combined with --resume: a dry run commits nothing, and reads every input from its beginning")
         }
+        let target = StoreTarget(storePath)
         do {
-            store = try openImportStore(storePath, options: options.store, dryRun: options.dryRun)
+            store = try target.open(options: options.store, dryRun: options.dryRun)
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }
@@ -118,7 +119,8 @@ final class ImportPipeline {
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         sorter = options.order == .key
             ? KeyOrderSorter(
-                directory: options.sort.directory ?? Self.sortDirectory(store: storePath), options: options.sort, defaultMode: options.store.mode) : nil
+                directory: options.sort.directory ?? target.sortDirectory, options: options.sort,
+                defaultMode: options.store.mode) : nil
         queue = BlockingQueue(capacity: options.batch.queueDepth, weightLimit: options.batch.maxBytes) { $0.byteSize }
         batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)
@@ -131,10 +133,6 @@ final class ImportPipeline {
     deinit {
         queue.fail()
         storeWorker?.join()
-        // Its read connection closes before the store's, so that the store's
-        // close is the last and checkpoints the WAL into the database file.
-        earlyCounts?.cancel()
-        earlyCounts = nil
     }
 
     // MARK: - Inputs

@@ -19,16 +19,6 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case binary
     /// Any value, stored as compact JSON text.
     case json
-
-    /// The SQLite column type used for the attribute.
-    public var sqlType: String {
-        switch self {
-        case .integer, .boolean: return "INTEGER"
-        case .double, .float: return "REAL"
-        case .string, .date, .json, .decimal: return "TEXT"
-        case .binary: return "BLOB"
-        }
-    }
 }
 
 /// How numbers in a date attribute count time since 1970-01-01 UTC.

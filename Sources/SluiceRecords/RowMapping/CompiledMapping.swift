@@ -263,7 +263,10 @@ package struct CompiledMapping {
             if !entityNames.insert(entity.name.lowercased()).inserted {
                 problems.append(.init(line: entity.line, message: "\(context) is declared twice (names ignore letter case)"))
             }
-            // SQLite compares table names without letter case: so do these.
+            // Rules of the mapping language, whatever the store (a mapping is
+            // checked before any store is named, and means the same in each):
+            // table names ignore letter case, as SQLite's do, and `sqlite_`
+            // and `_sluice` names are reserved, SQLite's and sluice's own.
             if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.lowercased().hasPrefix("_sluice") {
                 problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
             }

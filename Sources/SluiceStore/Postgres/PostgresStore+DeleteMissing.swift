@@ -111,7 +111,7 @@ extension PostgresStore {
         let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" }).joined(separator: ", ")
         let action = "deleting missing rows of \(table)"
         if shouldAbort?() == true {
-            throw StoreError(path: name, action: action, message: "cancelled", code: StoreError.interruptedCode)
+            throw StoreError(path: name, action: action, message: "cancelled", cause: .interrupted)
         }
         // One statement is one transaction: a kill leaves every row, and
         // the resumed run sweeps again with the same seen keys.

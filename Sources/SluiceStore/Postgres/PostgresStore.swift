@@ -55,15 +55,6 @@ package final class PostgresStore: ImportStore {
         }
     }
 
-    /// Whether `target` names a PostgreSQL database: a `postgresql://` or
-    /// `postgres://` URI, or libpq's keyword form (`dbname=… host=…`).
-    package static func isTarget(_ target: String) -> Bool {
-        if target.hasPrefix("postgresql:") || target.hasPrefix("postgres:") { return true }
-        let keywords: Set<Substring> = ["host", "hostaddr", "port", "dbname", "user", "password", "service", "sslmode", "passfile", "application_name", "options", "connect_timeout"]
-        guard let first = target.split(separator: " ").first, let equals = first.firstIndex(of: "=") else { return false }
-        return keywords.contains(first[..<equals])
-    }
-
     /// `conninfo` with its password, if any, replaced by `***`: what may be
     /// shown or recorded.
     package static func masked(_ conninfo: String) -> String { PostgresConnection.redacted(conninfo) }
@@ -175,7 +166,7 @@ package final class PostgresStore: ImportStore {
             }
             if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
             if shouldAbort?() == true {
-                throw StoreError(path: name, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
+                throw StoreError(path: name, action: "committing a batch", message: "cancelled", cause: .interrupted)
             }
             try connection.commit("committing a batch")
             return counts

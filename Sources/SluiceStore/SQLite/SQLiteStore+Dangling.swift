@@ -7,10 +7,13 @@ import SluiceRecords
 extension SQLiteStore {
     /// A read-only connection to this store's file (WAL lets it read while
     /// the store writes); nil for an in-memory store, a dry run (another
-    /// connection would not see its writes) or when it cannot open.
+    /// connection would not see its writes) or when it cannot open. The
+    /// counter keeps this store open until it closes its own connection, so
+    /// that the store's is the last to close and checkpoints the WAL into
+    /// the database file, whichever of the two its owner drops first.
     package func makeReferenceCounter() -> (any ReferenceCounter)? {
         guard !connection.isDryRun else { return nil }
-        return try? DanglingReferenceCounter(path: connection.path)
+        return try? DanglingReferenceCounter(store: self)
     }
 
     /// Links whose target row does not exist, per relationship
@@ -51,22 +54,6 @@ extension SQLiteStore {
     }
 }
 
-/// How many links of one relationship point at no row.
-package struct DanglingCount: Sendable, Equatable {
-    /// `Entity.relationship` for references, the link table's name for links.
-    package var name: String
-    package var count: Int
-    /// What the relationship says a missing target means.
-    package var policy: MissingTargetPolicy
-
-    /// `count` dangling links of relationship `name` under `policy`.
-    package init(name: String, count: Int, policy: MissingTargetPolicy) {
-        self.name = name
-        self.count = count
-        self.policy = policy
-    }
-}
-
 extension SQLiteConnection {
     /// Rows of `schema` whose reference names a key with no target row, per
     /// reference. One scan of the table per reference.
@@ -92,13 +79,22 @@ package final class DanglingReferenceCounter: ReferenceCounter, @unchecked Senda
     private let connection: SQLiteConnection
     /// The connection's handle, for ``interrupt()`` from another thread.
     private let handle: OpaquePointer?
+    /// The store counted, held (never used) so that it closes after this
+    /// counter's connection: SQLite checkpoints the WAL into the database
+    /// file only when the last connection closes, and this read-only one
+    /// cannot.
+    private let store: SQLiteStore
 
-    /// Opens the store at `path` for reading.
-    package init(path: String) throws(StoreError) {
-        connection = try SQLiteConnection(path: path, readOnly: true)
+    /// Opens `store`'s file for reading.
+    init(store: SQLiteStore) throws(StoreError) {
+        self.store = store
+        connection = try SQLiteConnection(path: store.connection.path, readOnly: true)
         handle = connection.handle
         try connection.execute("PRAGMA cache_size=-2048", "sizing the page cache")
     }
+
+    /// Closes the connection before the store is let go.
+    deinit { connection.close() }
 
     /// The dangling references of `schema`, per reference. One scan of its
     /// table per reference.

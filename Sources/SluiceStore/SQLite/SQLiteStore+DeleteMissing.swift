@@ -107,7 +107,7 @@ extension SQLiteStore {
         var lower = Int64.min
         while true {
             if shouldAbort?() == true {
-                throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", code: SQLITE_INTERRUPT)
+                throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", sqliteCode: SQLITE_INTERRUPT)
             }
             try connection.begin("starting delete-missing of \(quoted(schema.name))")
             do throws(StoreError) {

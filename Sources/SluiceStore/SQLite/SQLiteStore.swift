@@ -249,7 +249,7 @@ package final class SQLiteStore: ImportStore {
             }
             if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
             if shouldAbort?() == true {
-                throw StoreError(path: connection.path, action: "committing a batch", message: "cancelled", code: SQLITE_INTERRUPT)
+                throw StoreError(path: connection.path, action: "committing a batch", message: "cancelled", sqliteCode: SQLITE_INTERRUPT)
             }
             try connection.commit("committing a batch")
             return counts
