@@ -10,7 +10,7 @@ extension PostgresStore {
     static func seenTable(_ entity: String) -> String { pgInternalName("_sluice_seen_", entity) }
 
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
-        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
+        let deleting = schemas.filter(\.deleteMissing)
         let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
         for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
             seenTracked.insert(schema.name)

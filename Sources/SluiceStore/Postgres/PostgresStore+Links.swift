@@ -87,9 +87,7 @@ extension PostgresStore {
         // Then the rows that stand go in, unless the source keeps equal ones.
         var conditions = [stands]
         if !follows { conditions.append("(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))") }
-        let storedTargetsOnly = !link.missingIsExplicit && link.choices.isEmpty
-            && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
-        if storedTargetsOnly {
+        if link.storedTargetsOnly {
             conditions.append("EXISTS (SELECT 1 FROM \(pgQuoted(link.targetTable)) t WHERE t.\(pgQuoted(link.targetKey)) = \(staged[width]))")
         }
         var parts = [

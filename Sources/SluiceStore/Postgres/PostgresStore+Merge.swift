@@ -10,10 +10,10 @@ extension PostgresStore {
 
     func merge(_ batchRows: RowArena, into table: Table) throws(StoreError) -> EntityCounts {
         let schema = table.schema
-        let mode = schema.mode ?? options.mode
+        let mode = schema.mode
         // Copied only when a key occurs more than once and a combined row is added.
         var rows = batchRows
-        let order = schema.keyColumns.isEmpty ? Array(0..<rows.rowCount) : BatchRows.onePerKey(&rows, keyColumns: schema.keyColumns, mode: mode)
+        let order = BatchRows.mergeOrder(&rows, schema)
         var masks: [ColumnMask] = []
         var groupOf: [ColumnMask: Int] = [:]
         var groups: [Int] = []

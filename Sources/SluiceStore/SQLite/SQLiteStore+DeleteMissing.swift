@@ -24,7 +24,7 @@ extension SQLiteStore {
     /// keys arrive, typed like the entity's key so that the sweep's lookups
     /// use their primary key.
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
-        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
+        let deleting = schemas.filter(\.deleteMissing)
         let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
         for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
             seenTracked.insert(schema.name)

@@ -285,10 +285,10 @@ package final class SQLiteStore: ImportStore {
     /// or changed row.
     private func merge(_ batchRows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
         let keys = table.schema.keyColumns
-        let mode = table.schema.mode ?? options.mode
+        let mode = table.schema.mode
         // Copied only when a key occurs more than once and a combined row is added.
         var rows = batchRows
-        var order = keys.isEmpty ? Array(0..<rows.rowCount) : BatchRows.onePerKey(&rows, keyColumns: keys, mode: mode)
+        var order = BatchRows.mergeOrder(&rows, table.schema)
         var counts = EntityCounts()
         if !rows.deletions.isEmpty {
             // Deletions go first: a key deleted and written again in the
