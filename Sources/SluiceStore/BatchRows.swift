@@ -14,8 +14,8 @@ enum BatchRows {
     /// ``TableSchema/combinesOccurrences`` says
     /// (``RowArena/onePerKey(_:keys:combining:)``, which appends a combined
     /// row and so copies `rows` only when a key repeats); every row, in batch
-    /// order, for a table without a key. What every store's merge does
-    /// first. O(n log n).
+    /// order, for a table without a key. What every store's merge does first
+    /// (``RowStore/apply(_:)``). O(n log n).
     static func mergeOrder(_ rows: inout RowArena, _ schema: TableSchema) -> [Int] {
         let keyColumns = schema.keyColumns
         var order = Array(0..<rows.rowCount)

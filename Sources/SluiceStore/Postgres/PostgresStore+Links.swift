@@ -16,7 +16,7 @@ extension PostgresStore {
         var before: String
     }
 
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+    package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
         let stage = try linkStage(link)
         let columns = linkColumns(link)

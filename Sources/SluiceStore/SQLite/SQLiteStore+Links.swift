@@ -67,7 +67,7 @@ extension SQLiteStore {
     /// ``StoreOptions/lookupKeys`` sources) and, when they differ, deleted and
     /// the new ones inserted; equal lists are left alone, and a source with
     /// none stored just gets its links. Under `union` the new links are added.
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+    package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
         let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
@@ -177,7 +177,7 @@ extension SQLiteStore {
 
     /// Creates stub rows for the to-one references of a batch whose
     /// relationship asks for them, one statement per distinct key.
-    func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
+    package func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
         let stubbing = schema.references.filter { $0.missing == .stub }
         guard !stubbing.isEmpty else { return }
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
