@@ -114,14 +114,17 @@ public struct Importer: Sendable {
         return PushImport(pipeline: pipeline)
     }
 
+    /// The mapping compiled for a run: each entity's write mode and
+    /// delete-missing settled from the mapping, else from ``options``.
     private func compile(for format: InputFormat?) throws(ImportError) -> CompiledMapping {
+        let defaults = EntityDefaults(mode: options.store.mode, deleteMissing: options.store.deleteMissing)
         switch source {
         case .mapping(let mapping, let hooks):
-            do { return try CompiledMapping(mapping, hooks: hooks) } catch { throw .mapping(error) }
+            do { return try CompiledMapping(mapping, hooks: hooks, defaults: defaults) } catch { throw .mapping(error) }
         case .schemaless(let entity, let key):
             let records = format == .json ? "$[*]" : "$"
             guard case .success(let path) = RecordPath.parse(records) else { throw .usage("bad record path") }
-            return CompiledMapping(schemaless: entity, key: key, records: path)
+            return CompiledMapping(schemaless: entity, key: key, records: path, defaults: defaults)
         }
     }
 

@@ -9,16 +9,22 @@ enum BatchRows {
         !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
     }
 
-    /// Row indices sorted by key, one per key: several occurrences of a key
-    /// are combined (``RowArena/onePerKey(_:keys:combining:)``), or in
-    /// `replace` mode the last one is kept. O(n log n).
-    static func onePerKey(_ rows: inout RowArena, keyColumns: [Int], mode: WriteMode) -> [Int] {
+    /// The rows of an entity batch that a merge writes, in key order: one per
+    /// key, several occurrences of a key combined as
+    /// ``TableSchema/combinesOccurrences`` says
+    /// (``RowArena/onePerKey(_:keys:combining:)``, which appends a combined
+    /// row and so copies `rows` only when a key repeats); every row, in batch
+    /// order, for a table without a key. What every store's merge does first
+    /// (``RowStore/apply(_:)``). O(n log n).
+    static func mergeOrder(_ rows: inout RowArena, _ schema: TableSchema) -> [Int] {
+        let keyColumns = schema.keyColumns
         var order = Array(0..<rows.rowCount)
+        guard !keyColumns.isEmpty else { return order }
         order.sort { left, right in
             let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
             return comparison != 0 ? comparison < 0 : left < right
         }
-        return rows.onePerKey(order, keys: keyColumns, combining: mode != .replace)
+        return rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences)
     }
 
     /// One source's link rows in a batch: which of them stand (`kept`, in

@@ -173,9 +173,8 @@ func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCo
     @Test(arguments: [AttributeType.integer, .string]) func probesTheSeenKeysByTheirPrimaryKey(type: AttributeType) throws {
         var keyed = schema
         keyed.columns[0].type = type
-        var options = StoreOptions()
-        options.deleteMissing = true
-        let store = try SQLiteStore(path: path, options: options)
+        keyed.deleteMissing = true
+        let store = try SQLiteStore(path: path)
         try store.prepare([keyed])
         try store.startTrackingSeenKeys([keyed], resuming: false)
         _ = try store.apply(group([(1, "a", 1)], schema: keyed))
@@ -186,17 +185,17 @@ func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCo
     }
 
     @Test func sweepsInChunksAndDeletesExactlyTheUnseenRows() throws {
-        var options = StoreOptions()
-        options.deleteMissing = true
-        let store = try SQLiteStore(path: path, options: options)
-        try store.prepare([schema])
+        var swept = schema
+        swept.deleteMissing = true
+        let store = try SQLiteStore(path: path)
+        try store.prepare([swept])
         let run = try store.beginRun(inputs: ["t"], options: "{}", resumeCommand: nil)
         let total = Int(SQLiteStore.sweepChunkRows) * 2 + 17
-        _ = try store.apply(group((1...total).map { (Int64($0), "r\($0)", nil) }))
-        try store.startTrackingSeenKeys([schema], resuming: false)
-        _ = try store.apply(group((1...total).filter { $0 % 3 == 0 }.map { (Int64($0), "r\($0)", nil) }))
-        #expect(try store.hasSeenKeys(schema))
-        #expect(try store.deleteMissing(schema) == total - total / 3)
+        _ = try store.apply(group((1...total).map { (Int64($0), "r\($0)", nil) }, schema: swept))
+        try store.startTrackingSeenKeys([swept], resuming: false)
+        _ = try store.apply(group((1...total).filter { $0 % 3 == 0 }.map { (Int64($0), "r\($0)", nil) }, schema: swept))
+        #expect(try store.hasSeenKeys(swept))
+        #expect(try store.deleteMissing(swept) == total - total / 3)
         try store.stopTrackingSeenKeys(run: run)
         let reader = StoreReader(path)
         #expect(reader.value("SELECT swept FROM _sluice_runs WHERE id = \(run)") == "1")

@@ -42,7 +42,7 @@ extension ImportPipeline {
         // Three batches are in flight (applied, queued, being merged): a
         // quarter of the batch byte bound each keeps them within one batch's
         // worth of memory.
-        let deleteMissing = compiled.mappers.contains { sweeps($0.schema) }
+        let deleteMissing = compiled.mappers.contains { $0.schema.deleteMissing }
         earlyCounts = EarlyReferenceCounts(
             store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
         let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))

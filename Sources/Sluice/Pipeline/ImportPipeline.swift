@@ -119,8 +119,7 @@ final class ImportPipeline {
         identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         sorter = options.order == .key
             ? KeyOrderSorter(
-                directory: options.sort.directory ?? target.sortDirectory, options: options.sort,
-                defaultMode: options.store.mode) : nil
+                directory: options.sort.directory ?? target.sortDirectory, options: options.sort) : nil
         queue = BlockingQueue(capacity: options.batch.queueDepth, weightLimit: options.batch.maxBytes) { $0.byteSize }
         batcher = Batcher(mappers: compiled.mappers, links: compiled.links, limits: options.batch)
         counts = Array(repeating: EntityCounts(), count: compiled.mappers.count)

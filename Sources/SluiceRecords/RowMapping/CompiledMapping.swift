@@ -28,11 +28,15 @@ package struct CompiledMapping {
     /// The most attributes one entity may declare.
     package static let maxAttributes = 256
 
-    /// Compiles a mapping, with Swift `hooks` by entity name. O(mapping size).
+    /// Compiles a mapping, with Swift `hooks` by entity name, for a run
+    /// whose options give `defaults` (each entity's table schema carries its
+    /// settled write mode and delete-missing). O(mapping size).
     ///
     /// - Throws: ``MappingError`` with every problem found, including hooks
     ///   for entities or attributes the mapping does not have.
-    package init(_ mapping: Mapping, hooks: [String: EntityHooks] = [:]) throws(MappingError) {
+    package init(
+        _ mapping: Mapping, hooks: [String: EntityHooks] = [:], defaults: EntityDefaults = EntityDefaults()
+    ) throws(MappingError) {
         var problems = Self.check(mapping)
         for (name, entityHooks) in hooks.sorted(by: { $0.key < $1.key }) {
             guard let entity = mapping.entities.first(where: { $0.name == name }) else {
@@ -59,7 +63,8 @@ package struct CompiledMapping {
                 if deletes { routes[route].deleting.append(index) }
             }
             let kind = Self.documentKind(of: entity, in: mapping)
-            mappers.append(Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
+            mappers.append(
+                Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks(), defaults: defaults))
         }
         // Relationships, now that every mapper exists.
         for (index, entity) in mapping.entities.enumerated() {
@@ -89,7 +94,8 @@ package struct CompiledMapping {
                         targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
                         missing: relationship.missing, choices: Self.linkTargets(relationship, mappers: mappers, in: mapping),
                         attributeColumns: relationship.attributes.map { ColumnSchema(name: $0.name, type: $0.type) }))
-                    links[links.count - 1].missingIsExplicit = relationship.missingIsExplicit
+                    links[links.count - 1].storedTargetsOnly = !relationship.missingIsExplicit
+                        && links[links.count - 1].choices.isEmpty && mappers[target].schema.mode == .updateOnly
                     link = links.count - 1
                 }
                 var relation = Relation(
@@ -113,10 +119,11 @@ package struct CompiledMapping {
     }
 
     /// A mapping for schemaless JSON: each record (`records` path) becomes a
-    /// row of `entity`, columns discovered from the top-level members.
-    package init(schemaless entity: String, key: String, records: RecordPath) {
+    /// row of `entity`, columns discovered from the top-level members,
+    /// written as the run's `defaults` say.
+    package init(schemaless entity: String, key: String, records: RecordPath, defaults: EntityDefaults = EntityDefaults()) {
         routes = [Route(path: records, entities: [0])]
-        mappers = [SchemalessMapper(entity: entity, key: key)]
+        mappers = [SchemalessMapper(entity: entity, key: key, defaults: defaults)]
         fingerprint = Mapping.fingerprint(of: "schemaless \(entity) \(key) \(records)")
     }
 
@@ -127,7 +134,9 @@ package struct CompiledMapping {
     /// The kind of document (XML or JSON) the record paths address.
     package var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
 
-    private static func mapper(for entity: EntityMapping, in mapping: Mapping, kind: DocumentKind, hooks: EntityHooks) -> EntityMapper {
+    private static func mapper(
+        for entity: EntityMapping, in mapping: Mapping, kind: DocumentKind, hooks: EntityHooks, defaults: EntityDefaults
+    ) -> EntityMapper {
         var columns: [ColumnSchema] = []
         var attributes: [EntityMapper.Attribute] = []
         var references: [Reference] = []
@@ -189,11 +198,10 @@ package struct CompiledMapping {
         }
         var schema = TableSchema(name: entity.name, columns: columns, keyColumns: keys)
         schema.references = references
-        schema.mode = entity.mode
+        schema.settle(mode: entity.mode, deleteMissing: entity.deleteMissing, defaults)
         schema.overwrite = entity.overwrite.map { names in
             Set(names.compactMap { name in entity.attributes.firstIndex { $0.name == name } })
         }
-        schema.deleteMissing = entity.deleteMissing
         schema.deleteScope = entity.deleteScope.compactMap { condition in
             entity.attributes.firstIndex { $0.name == condition.path }.map { ($0, condition.test) }
         }

@@ -21,9 +21,11 @@ package final class SchemalessMapper: RowMapper {
     /// has the key, or by the stored table.
     private var keyTypeKnown = false
 
-    /// A mapper for table `entity` keyed by the member `key`.
-    package init(entity: String, key: String) {
+    /// A mapper for table `entity` keyed by the member `key`, written as the
+    /// run's `defaults` say (there is no mapping to say otherwise).
+    package init(entity: String, key: String, defaults: EntityDefaults) {
         schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
+        schema.settle(mode: nil, deleteMissing: nil, defaults)
         names = [Array(key.utf8)]
         foldedNames = [key.lowercased()]
     }

@@ -9,15 +9,13 @@ extension PostgresStore {
     /// The table holding the keys a run has seen for `entity`.
     static func seenTable(_ entity: String) -> String { pgInternalName("_sluice_seen_", entity) }
 
-    package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
-        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
-        let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
-        for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
-            seenTracked.insert(schema.name)
-            let seen = pgQuoted(Self.seenTable(schema.name))
-            if !resuming { try connection.execute("DROP TABLE IF EXISTS \(seen)", "emptying \(seen)") }
-            try ensureSeenTable(schema)
-        }
+    /// Records the keys of `schema`'s entity from now on, in its seen-keys
+    /// table, emptied first unless `resuming`.
+    package func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError) {
+        seenTracked.insert(schema.name)
+        let seen = pgQuoted(Self.seenTable(schema.name))
+        if !resuming { try connection.execute("DROP TABLE IF EXISTS \(seen)", "emptying \(seen)") }
+        try ensureSeenTable(schema)
     }
 
     /// Creates the seen-keys table of `schema`'s entity if it is missing,
