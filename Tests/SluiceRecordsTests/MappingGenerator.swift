@@ -153,7 +153,7 @@ struct MappingGenerator {
             var names: Set<String> = []
             var attributes = (0..<count(0...2)).map { _ in keyAttribute(&names, xml: xml) }
             attributes += (0..<count(1...4)).map { _ in attribute(&names, xml: xml) }
-            let keyable = attributes.filter { ![.json, .binary, .double, .float].contains($0.type) }.map(\.name)
+            let keyable = attributes.filter { !AttributeType.unkeyable.contains($0.type) }.map(\.name)
             let key = Array(keyable.prefix(pick([0, 1, 1, 1, 2])))
             let records = (0..<count(1...2)).map { _ in recordPath(xml: xml) }
             let name = name(&entityNames)

@@ -76,6 +76,11 @@ import Testing
         }
     }
 
+    @Test func referenceListsTheTypesAKeyCannotHave() throws {
+        let sentence = try Self.sentence(in: Self.read("docs/mapping.md", joined: true), from: "Keys cannot be ")
+        #expect(Self.quoted(sentence) == AttributeType.unkeyable.map(\.rawValue))
+    }
+
     /// Each setting whose value is a word of a table names every word of it.
     @Test func referenceTablesListEveryValue() throws {
         let reference = try Self.read("docs/mapping.md")

@@ -26,6 +26,10 @@ package enum MappingKeywords {
 extension AttributeType: MappingKeyword {
     /// The types an element of a gathered array (`items`) may have.
     package static let itemTypes: [AttributeType] = [.string, .integer, .double, .float, .decimal, .boolean]
+
+    /// The types a key attribute may not have: values that do not compare
+    /// exactly (floating point) or that are not scalars.
+    package static let unkeyable: [AttributeType] = [.json, .binary, .double, .float]
 }
 
 extension EpochUnit: MappingKeyword {}

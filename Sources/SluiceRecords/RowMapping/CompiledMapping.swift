@@ -336,7 +336,7 @@ package struct CompiledMapping {
                     problems.append(.init(line: entity.line, message: "\(context): the key `\(key)` is not one of its attributes"))
                     continue
                 }
-                if [.json, .binary, .double, .float].contains(attribute.type) {
+                if AttributeType.unkeyable.contains(attribute.type) {
                     problems.append(.init(line: attribute.line, message: "\(context): the key `\(key)` cannot be of type \(attribute.type.rawValue)"))
                 }
             }
