@@ -1,8 +1,8 @@
 extension Mapping {
     /// The mapping without where it came from: no file name and no line
     /// numbers (which move with comments and blank lines). Two mappings that
-    /// do the same are equal after this; ``fingerprint`` hashes it, and a
-    /// mapping written by ``yaml(comment:)`` reads back equal to it.
+    /// do the same are equal after this; `fingerprint` hashes it, and a
+    /// mapping written by `yaml(comment:)` reads back equal to it.
     /// O(mapping size).
     package var withoutOrigin: Mapping {
         var mapping = self
@@ -23,7 +23,7 @@ extension Mapping {
     }
 
     /// A fingerprint of what the mapping does: equal for mappings that differ
-    /// only in where they came from (``withoutOrigin``), different when any
+    /// only in where they came from (`withoutOrigin`), different when any
     /// setting differs. The run ledger records it so that a resume can tell
     /// that the mapping changed since the interrupted run. 64-bit FNV-1a of
     /// the mapping's reflected description (the mapping holds arrays and

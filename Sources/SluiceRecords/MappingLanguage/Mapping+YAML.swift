@@ -239,7 +239,7 @@ private struct MappingReader {
         for (pathNode, testNode) in fields {
             let path = pathNode.string ?? ""
             guard let tests = testNode.mapping, tests.count == 1, let (kind, argument) = tests.first else {
-                problem(testNode, "\(context): `\(path)` needs one test: {\(ConditionTest.choices): …}")
+                problem(testNode, "\(context): `\(path)` needs one test: \(ConditionTest.choices) (e.g. {in: [a, b]})")
                 continue
             }
             guard let test = ConditionTest(rawValue: kind.string ?? "") else {
