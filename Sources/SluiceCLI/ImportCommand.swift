@@ -33,10 +33,10 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Without a mapping: the key member of each object.")
     var key: String?
 
-    @Option(help: "The input syntax: xml, json or jsonl (default: from each file name).")
+    @Option(help: "The input syntax: \(InputFormat.choices) (default: from each file name).")
     var format: InputFormat?
 
-    @Option(help: "How rows are written, for entities whose mapping sets no mode: upsert, insert-only, update-only, replace.")
+    @Option(help: "How rows are written, for entities whose mapping sets no mode: \(WriteMode.choices).")
     var mode: WriteMode = .upsert
 
     @Flag(help: "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out).")

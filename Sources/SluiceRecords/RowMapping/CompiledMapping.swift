@@ -326,8 +326,9 @@ package struct CompiledMapping {
                 if (attribute.items != nil || attribute.objectKey != nil) && !gathers {
                     problems.append(.init(line: attribute.line, message: "\(where_): `items` and `object` need a source with [*]"))
                 }
-                if let items = attribute.items, ![.string, .integer, .double, .float, .decimal, .boolean].contains(items) {
-                    problems.append(.init(line: attribute.line, message: "\(where_): `items` is string, integer, double, decimal or boolean"))
+                if let items = attribute.items, !AttributeType.itemTypes.contains(items) {
+                    let types = MappingKeywords.list(AttributeType.itemTypes.map(\.rawValue))
+                    problems.append(.init(line: attribute.line, message: "\(where_): `items` is \(types)"))
                 }
                 for path in [attribute.objectKey, attribute.objectValue].compactMap({ $0 }) {
                     if case .failure(let problem) = FieldPath.parse(path, kind: kind) {
@@ -346,7 +347,7 @@ package struct CompiledMapping {
                     problems.append(.init(line: entity.line, message: "\(context): the key `\(key)` is not one of its attributes"))
                     continue
                 }
-                if [.json, .binary, .double, .float].contains(attribute.type) {
+                if AttributeType.unkeyable.contains(attribute.type) {
                     problems.append(.init(line: attribute.line, message: "\(context): the key `\(key)` cannot be of type \(attribute.type.rawValue)"))
                 }
             }
