@@ -2,10 +2,10 @@
 
 /// What every store makes of a batch's rows before writing them: one row
 /// per key, and per source of a link table the link rows that stand.
-enum BatchRows {
+package enum BatchRows {
     /// Whether an update may write `column`: not a key column, and listed in
     /// the entity's `overwrite` when it has one.
-    static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
+    package static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
         !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
     }
 
@@ -16,7 +16,7 @@ enum BatchRows {
     /// row and so copies `rows` only when a key repeats); every row, in batch
     /// order, for a table without a key. What every store's merge does first
     /// (``RowStore/apply(_:)``). O(n log n).
-    static func mergeOrder(_ rows: inout RowArena, _ schema: TableSchema) -> [Int] {
+    package static func mergeOrder(_ rows: inout RowArena, _ schema: TableSchema) -> [Int] {
         let keyColumns = schema.keyColumns
         var order = Array(0..<rows.rowCount)
         guard !keyColumns.isEmpty else { return order }
@@ -30,16 +30,16 @@ enum BatchRows {
     /// One source's link rows in a batch: which of them stand (`kept`, in
     /// position order), whether its stored links go first (`unlink`), and a
     /// row that carries its key.
-    struct LinkSource {
-        var row: Int
-        var kept: [Int]
-        var unlink: Bool
+    package struct LinkSource {
+        package var row: Int
+        package var kept: [Int]
+        package var unlink: Bool
     }
 
     /// The batch's sources in key order, with the rows that stand: the
     /// last record's under `replace`; under `union`, those after the last
     /// empty or null list. O(n log n).
-    static func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
+    package static func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
         let width = link.sourceColumns.count
         let position = width + 1
         var indices = Array(0..<rows.rowCount)

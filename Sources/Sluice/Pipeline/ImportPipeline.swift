@@ -78,7 +78,7 @@ final class ImportPipeline {
     var resumedRun: RunRecord?
 
     init(
-        compiled: CompiledMapping, storePath: String, options: ImportOptions,
+        compiled: CompiledMapping, storePath: String, openStore: Importer.StoreOpener?, options: ImportOptions,
         inputs: [(name: String, identity: InputIdentity?)], expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag = Flag()
     ) throws(ImportError) {
@@ -93,7 +93,8 @@ final class ImportPipeline {
         }
         let target = StoreTarget(storePath)
         do {
-            store = try target.open(options: options.store, dryRun: options.dryRun)
+            store = try openStore?(options.store, options.dryRun)
+                ?? target.open(options: options.store, dryRun: options.dryRun)
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }
