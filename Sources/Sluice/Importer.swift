@@ -18,7 +18,16 @@ public struct Importer: Sendable {
     public let storePath: String
     /// The options every run uses.
     public let options: ImportOptions
+    /// Opens the store of each run in place of the one ``storePath`` names
+    /// (nil, the default, opens that one), so that a test can run a whole
+    /// import into a store it made; ``storePath`` then only names the store
+    /// in messages and places the key-ordered apply's sorted runs beside it.
+    package var openStore: StoreOpener?
     private let source: MappingSource
+
+    /// Opens a run's store from the run's store options; `dryRun` as
+    /// ``ImportOptions/dryRun``.
+    package typealias StoreOpener = @Sendable (StoreOptions, _ dryRun: Bool) throws(StoreError) -> any ImportStore
 
     private enum MappingSource: Sendable {
         case mapping(Mapping, hooks: [String: EntityHooks])
@@ -108,20 +117,23 @@ public struct Importer: Sendable {
     ) throws(ImportError) -> PushImport {
         let compiled = try compile(for: format)
         let pipeline = try ImportPipeline(
-            compiled: compiled, storePath: storePath, options: options, inputs: [(name, nil)], expectedBytes: nil,
-            progress: progress)
+            compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: [(name, nil)],
+            expectedBytes: nil, progress: progress)
         try pipeline.beginInput(name: name, format: format, compressed: false)
         return PushImport(pipeline: pipeline)
     }
 
+    /// The mapping compiled for a run: each entity's write mode and
+    /// delete-missing settled from the mapping, else from ``options``.
     private func compile(for format: InputFormat?) throws(ImportError) -> CompiledMapping {
+        let defaults = EntityDefaults(mode: options.store.mode, deleteMissing: options.store.deleteMissing)
         switch source {
         case .mapping(let mapping, let hooks):
-            do { return try CompiledMapping(mapping, hooks: hooks) } catch { throw .mapping(error) }
+            do { return try CompiledMapping(mapping, hooks: hooks, defaults: defaults) } catch { throw .mapping(error) }
         case .schemaless(let entity, let key):
             let records = format == .json ? "$[*]" : "$"
             guard case .success(let path) = RecordPath.parse(records) else { throw .usage("bad record path") }
-            return CompiledMapping(schemaless: entity, key: key, records: path)
+            return CompiledMapping(schemaless: entity, key: key, records: path, defaults: defaults)
         }
     }
 
@@ -144,8 +156,8 @@ public struct Importer: Sendable {
             do { identities.append((path, try InputIdentity.of(path: path))) } catch { throw .input(error) }
         }
         let pipeline = try ImportPipeline(
-            compiled: compiled, storePath: storePath, options: options, inputs: identities, expectedBytes: expected,
-            progress: progress, cancellation: cancellation)
+            compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: identities,
+            expectedBytes: expected, progress: progress, cancellation: cancellation)
         do throws(ImportError) {
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)

@@ -57,11 +57,11 @@ public final class StageBenchmarks {
         return rows
     }
 
-    /// A new store at `path` with the mapping's tables, ready for
+    /// A new SQLite store at `path` with the mapping's tables, ready for
     /// ``apply(to:)`` (kept apart so that a benchmark can leave it out of
     /// its measurement).
     public func prepareStore(at path: String) throws -> StoreHandle {
-        let store = try SQLiteStore(path: path)
+        let store = try StoreTarget.sqlite(path: path).open(options: StoreOptions())
         try store.prepare(compiled.mappers.map(\.schema), links: compiled.links)
         return StoreHandle(store: store)
     }
@@ -78,8 +78,8 @@ public final class StageBenchmarks {
 
     /// A store opened by ``prepareStore(at:)``.
     public final class StoreHandle {
-        fileprivate let store: SQLiteStore
+        fileprivate let store: any ImportStore
 
-        fileprivate init(store: SQLiteStore) { self.store = store }
+        fileprivate init(store: any ImportStore) { self.store = store }
     }
 }

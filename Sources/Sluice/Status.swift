@@ -9,20 +9,16 @@ public enum Status {
     /// - Throws: ``ImportError/input(_:)`` when the store does not exist,
     ///   ``ImportError/store(_:)`` when it cannot be read.
     public static func read(store: String) throws(ImportError) -> StoreStatus {
-        if PostgresStore.isTarget(store) {
+        let target = StoreTarget(store)
+        if let path = target.file {
             do {
-                return try PostgresStore.status(conninfo: store)
+                _ = try FileByteSource(path: path)
             } catch {
-                throw .store(error)
+                throw .input(error)
             }
         }
         do {
-            _ = try FileByteSource(path: store)
-        } catch {
-            throw .input(error)
-        }
-        do {
-            return try SQLiteStore.status(path: store)
+            return try target.status()
         } catch {
             throw .store(error)
         }
@@ -31,6 +27,6 @@ public enum Status {
     /// `store` as it may be shown or recorded: the password of a PostgreSQL
     /// connection string, if any, replaced by `***`; a SQLite path as it is.
     public static func masked(store: String) -> String {
-        PostgresStore.isTarget(store) ? PostgresStore.masked(store) : store
+        StoreTarget(store).masked
     }
 }

@@ -11,7 +11,7 @@ struct CheckCommand: ParsableCommand {
             Exits 0 when every input is well-formed, otherwise with the code of the first failure (65 malformed, 66 not found).
             """)
 
-    @Option(help: "The input syntax: xml, json or jsonl (default: from the file name, else the first byte).")
+    @Option(help: "The input syntax: \(InputFormat.choices) (default: from the file name, else the first byte).")
     var format: InputFormat?
 
     @Argument(help: "Inputs to check (- for standard input); gzip, bzip2, zstd and xz are read directly.")
@@ -32,4 +32,7 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-extension InputFormat: ExpressibleByArgument {}
+extension InputFormat: ExpressibleByArgument {
+    /// The formats as the options' help lists them (`xml, json or jsonl`).
+    static var choices: String { MappingKeywords.list(allCases.map(\.rawValue)) }
+}

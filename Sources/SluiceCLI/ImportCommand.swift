@@ -1,4 +1,3 @@
-@_spi(Machinery) import SluiceRecords
 import ArgumentParser
 import CSluiceMalloc
 import Foundation
@@ -34,10 +33,10 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Without a mapping: the key member of each object.")
     var key: String?
 
-    @Option(help: "The input syntax: xml, json or jsonl (default: from each file name).")
+    @Option(help: "The input syntax: \(InputFormat.choices) (default: from each file name).")
     var format: InputFormat?
 
-    @Option(help: "How rows are written, for entities whose mapping sets no mode: upsert, insert-only, update-only, replace.")
+    @Option(help: "How rows are written, for entities whose mapping sets no mode: \(WriteMode.choices).")
     var mode: WriteMode = .upsert
 
     @Flag(help: "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out).")
@@ -131,7 +130,7 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("--page-size must be a power of two from 512 to 65536.")
         }
         // What can be checked before any input is read is checked here.
-        if isFileStore(into) { try Self.requireDirectory(of: into, for: "--into") }
+        if StoreTarget(into).file != nil { try Self.requireDirectory(of: into, for: "--into") }
         if let statsJson { try Self.requireDirectory(of: statsJson, for: "--stats-json") }
         if let sortDir {
             var isDirectory: ObjCBool = false

@@ -8,7 +8,7 @@ struct InferCommand: ParsableCommand {
         abstract: "Read a sample of an input and print a mapping for it: record paths, fields, guessed types, a key.",
         discussion: "Edit the result as needed; it imports the input as it is. Exits 65 when the sample is malformed.")
 
-    @Option(help: "The input syntax: xml, json or jsonl (default: from the file name, else the first byte).")
+    @Option(help: "The input syntax: \(InputFormat.choices) (default: from the file name, else the first byte).")
     var format: InputFormat?
 
     @Option(help: "MiB of (decompressed) input to read.")

@@ -2,38 +2,44 @@
 
 /// What every store makes of a batch's rows before writing them: one row
 /// per key, and per source of a link table the link rows that stand.
-enum BatchRows {
+package enum BatchRows {
     /// Whether an update may write `column`: not a key column, and listed in
     /// the entity's `overwrite` when it has one.
-    static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
+    package static func isUpdatable(_ column: Int, _ schema: TableSchema) -> Bool {
         !schema.keyColumns.contains(column) && (schema.overwrite?.contains(column) ?? true)
     }
 
-    /// Row indices sorted by key, one per key: several occurrences of a key
-    /// are combined (``RowArena/onePerKey(_:keys:combining:)``), or in
-    /// `replace` mode the last one is kept. O(n log n).
-    static func onePerKey(_ rows: inout RowArena, keyColumns: [Int], mode: WriteMode) -> [Int] {
+    /// The rows of an entity batch that a merge writes, in key order: one per
+    /// key, several occurrences of a key combined as
+    /// ``TableSchema/combinesOccurrences`` says
+    /// (``RowArena/onePerKey(_:keys:combining:)``, which appends a combined
+    /// row and so copies `rows` only when a key repeats); every row, in batch
+    /// order, for a table without a key. What every store's merge does first
+    /// (``RowStore/apply(_:)``). O(n log n).
+    package static func mergeOrder(_ rows: inout RowArena, _ schema: TableSchema) -> [Int] {
+        let keyColumns = schema.keyColumns
         var order = Array(0..<rows.rowCount)
+        guard !keyColumns.isEmpty else { return order }
         order.sort { left, right in
             let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
             return comparison != 0 ? comparison < 0 : left < right
         }
-        return rows.onePerKey(order, keys: keyColumns, combining: mode != .replace)
+        return rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences)
     }
 
     /// One source's link rows in a batch: which of them stand (`kept`, in
     /// position order), whether its stored links go first (`unlink`), and a
     /// row that carries its key.
-    struct LinkSource {
-        var row: Int
-        var kept: [Int]
-        var unlink: Bool
+    package struct LinkSource {
+        package var row: Int
+        package var kept: [Int]
+        package var unlink: Bool
     }
 
     /// The batch's sources in key order, with the rows that stand: the
     /// last record's under `replace`; under `union`, those after the last
     /// empty or null list. O(n log n).
-    static func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
+    package static func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
         let width = link.sourceColumns.count
         let position = width + 1
         var indices = Array(0..<rows.rowCount)

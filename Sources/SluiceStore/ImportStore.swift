@@ -4,13 +4,16 @@ import SluiceRecords
 /// Everything an import asks of its store, in the importer's terms: tables
 /// for the mapping, key-ordered batches applied with their checkpoint in one
 /// transaction, link tables, the keys a run saw and the sweep of the rest,
-/// dangling references, and the run ledger. ``SQLiteStore`` implements it,
-/// and ``NullStore`` for benchmarks of everything but the store; a server
-/// database implements the same calls with set-based statements.
+/// dangling references, and the run ledger. The stores that keep rows,
+/// ``SQLiteStore`` and ``PostgresStore`` (with set-based statements),
+/// implement it as a ``RowStore``, whose shared code makes the group
+/// transaction, the choice of the keys tracked and the dangling counts out
+/// of their primitives; ``NullStore`` implements it directly, for
+/// benchmarks of everything but the store.
 package protocol ImportStore: AnyObject {
     /// Asked just before each commit; when it returns true the transaction
     /// is rolled back and the call throws an interruption
-    /// (``StoreError/isInterruption``). Used for cancellation.
+    /// (``StoreError/Cause/interrupted``). Used for cancellation.
     var shouldAbort: (@Sendable () -> Bool)? { get set }
     /// What ``prepare(_:links:)`` changed in existing tables to follow the
     /// mapping, one line each (the run's warnings).
@@ -53,8 +56,10 @@ package protocol ImportStore: AnyObject {
     /// The last committed checkpoint of `input`, if any.
     func checkpoint(for input: String) throws(StoreError) -> Checkpoint?
 
-    /// Starts recording the keys this run writes to `schemas`' tables (for
-    /// delete-missing); a resumed run keeps the keys recorded before.
+    /// Starts recording the keys this run writes to the tables of the
+    /// entities among `schemas` that it sweeps (``TableSchema/deleteMissing``)
+    /// and of the parents their delete scope names; a resumed run keeps the
+    /// keys recorded before.
     func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
     /// Whether the run recorded any key of `schema`.
     func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool

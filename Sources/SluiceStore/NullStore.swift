@@ -20,7 +20,7 @@ package final class NullStore: ImportStore {
 
     package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
         if shouldAbort?() == true {
-            throw StoreError(path: Self.target, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
+            throw StoreError(path: Self.target, action: "committing a batch", message: "cancelled", cause: .interrupted)
         }
         var counts: [Int: EntityCounts] = [:]
         for batch in group.batches where batch.link == nil {
@@ -50,21 +50,4 @@ package final class NullStore: ImportStore {
 
     package func makeReferenceCounter() -> (any ReferenceCounter)? { nil }
     package func interrupt() {}
-}
-
-/// Opens the store an import target names: ``NullStore/target`` for the
-/// null store, a PostgreSQL connection string (``PostgresStore/isTarget(_:)``)
-/// for a database, otherwise the path of a SQLite store (created if missing).
-/// A `dryRun` store keeps every write in one transaction that closing it
-/// rolls back.
-package func openImportStore(_ target: String, options: StoreOptions, dryRun: Bool = false) throws(StoreError) -> any ImportStore {
-    if target == NullStore.target { return NullStore() }
-    if PostgresStore.isTarget(target) { return try PostgresStore(conninfo: target, options: options, dryRun: dryRun) }
-    return try SQLiteStore(path: target, options: options, dryRun: dryRun)
-}
-
-/// Whether `target` names a file (a SQLite store) rather than the null
-/// store or a database server.
-package func isFileStore(_ target: String) -> Bool {
-    target != NullStore.target && !PostgresStore.isTarget(target)
 }

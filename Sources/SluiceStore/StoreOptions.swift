@@ -28,10 +28,12 @@ public struct StoreOptions: Sendable, Equatable {
     /// year of them simulated at 200,000 events (Benchmarks/year.py) is in
     /// docs/nightly-sync.md. At least 1.
     public var ledgerRuns: Int = 1_000
-    /// The write mode of entities whose mapping sets none.
+    /// The write mode of entities whose mapping sets none (settled into
+    /// each entity's table when the mapping is compiled for a run).
     public var mode: WriteMode = .upsert
     /// Whether entities whose mapping does not say otherwise track the keys a
-    /// run sees, so that ``SQLiteStore/deleteMissing(_:)`` can remove the rest.
+    /// run sees, so that a run's delete-missing removes the rest (settled
+    /// like ``mode``).
     public var deleteMissing = false
 
     /// The defaults: 8 MiB page cache, lookups of up to 10,000 keys, a WAL

@@ -33,6 +33,25 @@ public struct RunRecord: Sendable, Equatable {
     /// runs on another host, or an older sluice recorded it): why. Nil when
     /// its process was found alive, and for every other status.
     public var unverified: String? = nil
+
+    /// A run as a store's ledger recorded it (the stores build these when
+    /// they read their ledger).
+    package init(
+        id: Int64, started: String, finished: String?, status: String, inputs: String, records: Int?, counts: String?,
+        error: String?, options: String?, swept: Bool = false, resumeCommand: String? = nil
+    ) {
+        self.id = id
+        self.started = started
+        self.finished = finished
+        self.status = status
+        self.inputs = inputs
+        self.records = records
+        self.counts = counts
+        self.error = error
+        self.options = options
+        self.swept = swept
+        self.resumeCommand = resumeCommand
+    }
 }
 
 /// What `sluice status` shows of a store.

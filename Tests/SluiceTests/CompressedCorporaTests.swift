@@ -1,26 +1,7 @@
-@_spi(Machinery) import SluiceRecords
 import Foundation
 import Sluice
 import SluiceTestSupport
 import Testing
-
-/// OpenStreetMap objects with their scalar attributes (the full OSM example,
-/// with tags and node lists, belongs to the mapping-language work).
-let osmMapping = try! Mapping.parse(yaml: """
-    entities:
-      Node:
-        records: [/osm/node, /osmChange/*/node]
-        key: id
-        attributes: {id: integer, lat: double, lon: double, version: integer, timestamp: date, user: string, uid: integer}
-      Way:
-        records: [/osm/way, /osmChange/*/way]
-        key: id
-        attributes: {id: integer, version: integer, timestamp: date, user: string}
-      Relation:
-        records: [/osm/relation, /osmChange/*/relation]
-        key: id
-        attributes: {id: integer, version: integer, timestamp: date}
-    """)
 
 /// Decompresses `path` with a command-line tool into a temporary file.
 func decompressed(_ path: String, tool: String) throws -> String {
@@ -28,12 +9,6 @@ func decompressed(_ path: String, tool: String) throws -> String {
     let result = try runCommand("/bin/sh", ["-c", "\(tool) -dc '\(path)' > '\(out)'"])
     #expect(result.status == 0)
     return out
-}
-
-/// Every table's rows, for comparing stores.
-func dump(_ store: String, _ tables: [String]) -> [[[String?]]] {
-    let reader = StoreReader(store)
-    return tables.map { reader.rows("SELECT * FROM \($0) ORDER BY 1") }
 }
 
 @Suite(.serialized) struct CompressedCorporaTests {
@@ -90,67 +65,5 @@ func dump(_ store: String, _ tables: [String]) -> [[[String?]]] {
     @Test func bulgarianUTF16WikipediaParses() throws {
         let report = try Checker.check(path: TestPaths.corpus("mediawiki/bgwiki-latest-pages-articles-shortened.xml.bz2"), format: .xml)
         #expect(report.bytes == 486_088)
-    }
-}
-
-
-@Suite struct CompressedErrorTests {
-    @Test func errorsInCompressedInputGiveDecompressedOffsets() throws {
-        let plain = TestPaths.file("bad.jsonl", "{\"id\": 1}\n{\"id\": 2}\n{\"id\": 3,, }\n")
-        let packed = plain + ".gz"
-        #expect(try runCommand("/bin/sh", ["-c", "gzip -c '\(plain)' > '\(packed)'"]).status == 0)
-        do {
-            _ = try Checker.check(path: packed, format: .jsonl)
-            Issue.record("malformed compressed input was accepted")
-        } catch {
-            let text = "\(error)"
-            #expect(text.hasPrefix("\(packed):3:"))
-            #expect(text.contains("of the decompressed stream"))
-        }
-    }
-}
-
-@Suite(.serialized) struct EveryFormatEveryChunkSizeTests {
-    /// winthrop.osm recompressed with each tool, imported with chunks of 1, 7
-    /// and 64 KiB bytes, equals the plain file's import.
-    @Test(arguments: ["gzip", "bzip2", "zstd", "xz"])
-    func realOSMThroughEveryFormat(tool: String) throws {
-        let plain = TestPaths.corpus("osm/winthrop.osm")
-        let packed = TestPaths.temporaryDirectory().appendingPathComponent("winthrop.osm.\(tool)").path
-        #expect(try runCommand("/bin/sh", ["-c", "\(tool) -c '\(plain)' > '\(packed)'"]).status == 0)
-        let tables = ["Node", "Way", "Relation"]
-        var reference: [[[String?]]]?
-        for (input, chunk) in [(plain, 65_536), (packed, 1), (packed, 7), (packed, 65_536)] {
-            var options = ImportOptions()
-            options.chunkSize = chunk
-            options.format = .xml
-            let store = TestPaths.temporaryDirectory().appendingPathComponent("w.sqlite").path
-            let report = try Importer(mapping: osmMapping, store: store, options: options).runBlocking(inputs: [input])
-            #expect(report[entity: "Node"]?.inserted == 1_525)
-            let rows = dump(store, tables)
-            if let reference { #expect(rows == reference, "\(tool), chunk \(chunk)") } else { reference = rows }
-        }
-    }
-
-    @Test func gzippedOverpassJSONByteByByte() throws {
-        let path = TestPaths.corpus("json/overpass-response-3.json.gz")
-        let mapping = try Mapping.parse(yaml: """
-            entities:
-              Element:
-                records: $.elements[*]
-                key: id
-                attributes: {id: integer, type: string, lat: double, lon: double, nodes: json, tags: json}
-            """)
-        var dumps: [[[String?]]] = []
-        for chunk in [1, 65_536] {
-            var options = ImportOptions()
-            options.chunkSize = chunk
-            options.format = .json
-            let store = TestPaths.temporaryDirectory().appendingPathComponent("o.sqlite").path
-            let report = try Importer(mapping: mapping, store: store, options: options).runBlocking(inputs: [path])
-            #expect(report[entity: "Element"]?.inserted == 1_941 + 534)
-            dumps.append(StoreReader(store).rows("SELECT * FROM Element ORDER BY id"))
-        }
-        #expect(dumps[0] == dumps[1])
     }
 }

@@ -1,17 +1,6 @@
-import Foundation
 import Sluice
 import SluiceTestSupport
 import Testing
-
-/// Imports corpus files with an example mapping into a new store.
-func importExample(_ name: String, _ files: [String], format: InputFormat? = nil) throws -> (ImportReport, StoreReader) {
-    var options = ImportOptions()
-    options.format = format
-    let store = TestPaths.temporaryDirectory().appendingPathComponent("\(name).sqlite").path
-    let report = try Importer(mapping: example(name), store: store, options: options)
-        .runBlocking(inputs: files.map(TestPaths.corpus))
-    return (report, StoreReader(store))
-}
 
 @Suite(.serialized) struct ExampleTests {
     @Test func openStreetMapWithTagsNodeListsAndMembers() throws {
@@ -80,17 +69,5 @@ func importExample(_ name: String, _ files: [String], format: InputFormat? = nil
         let (report, store) = try importExample("jenkins", ["json/apache_builds.json"])
         #expect(report[entity: "Job"]?.inserted == 875)
         #expect(store.count("Job") == 875)
-    }
-}
-
-/// SQLite 3.40.1's `PRAGMA integrity_check` falsely reported "NULL value in
-/// Way_nodes.Node_id" for every OSM store (issue 17): a WITHOUT ROWID link
-/// table declared a NOT NULL column between two key columns. Link tables
-/// now declare their key columns first.
-@Suite struct LinkTableIntegrityTests {
-    @Test func orderedAndChoosingLinkTablesPassIntegrityCheck() throws {
-        let (_, store) = try importExample("osm", ["osm/winthrop.osm"])
-        #expect(store.rows("PRAGMA integrity_check") == [["ok"]])
-        #expect(store.rows("SELECT name FROM pragma_table_info('Way_nodes') ORDER BY cid").map { $0[0] ?? "" } == ["Way_id", "position", "Node_id"])
     }
 }

@@ -1,5 +1,3 @@
-@_spi(Machinery) import SluiceRecords
-import Foundation
 import Sluice
 import SluiceTestSupport
 import Testing
@@ -150,9 +148,7 @@ struct Twin {
             }
         }
     }
-}
 
-@Suite struct MappingFeatureTwinTests {
     @Test func failoverSourcesDatesAndEpochs() throws {
         let twin = Twin(
             xmlYAML: """

@@ -3,9 +3,11 @@ import Sluice
 import SluiceTestSupport
 import Testing
 
-/// The store conformance harness: the same runs against a SQLite store and a
-/// PostgreSQL database, after each run the same report (counts per entity,
-/// per table, dangling links, warnings) and the same rows in every table.
+/// The store conformance harness: the same runs against a SQLite store, a
+/// PostgreSQL database and a memory store (``MemoryStore``, which lives in
+/// the tests), after each run the same report (counts per entity, per
+/// table, dangling links, warnings) and the same rows in every table as
+/// the SQLite store's.
 struct ConformanceRun: Sendable {
     /// `mapping:` YAML, or nil for a zero-config run keyed by `key`.
     var yaml: String?
@@ -23,48 +25,73 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
 }
 
 enum StoreConformance {
-    /// Runs `test`'s runs into a new SQLite store and a new PostgreSQL
-    /// database and expects the same outcome after each.
+    /// Runs `test`'s runs into a new SQLite store, a new PostgreSQL database
+    /// and a new memory store, and expects the SQLite store's outcome from
+    /// the other two after each.
     static func check(_ test: ConformanceCase) throws {
         let server = try PostgresTestServer.require()
-        let sqlite = TestPaths.temporaryDirectory().appendingPathComponent("conformance.sqlite").path
+        let directory = TestPaths.temporaryDirectory()
+        let sqlite = directory.appendingPathComponent("conformance.sqlite").path
         let postgres = try server.newDatabase()
+        // Named by a path, so that the key-ordered apply's sorted runs go beside it.
+        let memory = MemoryDatabase(name: directory.appendingPathComponent("conformance.memory").path)
         for (index, run) in test.runs.enumerated() {
-            let expected = try outcome(run, store: sqlite)
-            let actual = try outcome(run, store: postgres)
             let step = "\(test.name), run \(index + 1)"
-            switch (expected, actual) {
-            case (.success(let left), .success(let right)):
-                #expect(left.entities.map(\.name) == right.entities.map(\.name), "\(step)")
-                for ((name, counts), (_, other)) in zip(left.entities, right.entities) {
-                    #expect(counts == other, "\(step): \(name)")
-                }
-                #expect(left.tables == right.tables, "\(step)")
-                #expect(left.dangling == right.dangling, "\(step)")
-                #expect(left.records == right.records, "\(step)")
-                #expect(left.warnings == right.warnings, "\(step)")
-            case (.failure(let left), .failure(let right)):
-                #expect(kind(left) == kind(right), "\(step): \(left) / \(right)")
-            default:
-                Issue.record("\(step): SQLite \(expected), PostgreSQL \(actual)")
+            let expected = try outcome(run, store: sqlite)
+            let tables = try dump(sqlite: sqlite)
+            let postgresOutcome = try outcome(run, store: postgres)
+            compare(expected, tables, with: postgresOutcome, try dump(postgres: postgres), "PostgreSQL", step)
+            let memoryOutcome = try outcome(run, store: memory.name, openStore: memory.opener)
+            compare(expected, tables, with: memoryOutcome, dump(memory: memory), "the memory store", step)
+        }
+    }
+
+    /// Expects `actual` and `actualTables` of the store called `store` to be
+    /// the SQLite store's `expected` and `expectedTables`.
+    static func compare(
+        _ expected: Result<ImportReport, ImportError>, _ expectedTables: [String: [[String]]],
+        with actual: Result<ImportReport, ImportError>, _ actualTables: [String: [[String]]], _ store: String,
+        _ step: String
+    ) {
+        let step = "\(step), \(store)"
+        switch (expected, actual) {
+        case (.success(let left), .success(let right)):
+            #expect(left.entities.map(\.name) == right.entities.map(\.name), "\(step)")
+            for ((name, counts), (_, other)) in zip(left.entities, right.entities) {
+                #expect(counts == other, "\(step): \(name)")
             }
-            let (sqliteTables, postgresTables) = (try dump(sqlite: sqlite), try dump(postgres: postgres))
-            #expect(sqliteTables.keys.sorted() == postgresTables.keys.sorted(), "\(step)")
-            for (table, rows) in sqliteTables.sorted(by: { $0.key < $1.key }) {
-                let other = postgresTables[table] ?? []
-                #expect(rows.count == other.count, "\(step): rows of \(table)")
-                if rows != other {
-                    let missing = rows.filter { !other.contains($0) }.prefix(3)
-                    let extra = other.filter { !rows.contains($0) }.prefix(3)
-                    Issue.record("\(step): \(table) differs; SQLite only: \(Array(missing)); PostgreSQL only: \(Array(extra))")
-                }
+            #expect(left.tables == right.tables, "\(step)")
+            #expect(left.dangling == right.dangling, "\(step)")
+            #expect(left.records == right.records, "\(step)")
+            #expect(left.warnings == right.warnings, "\(step)")
+        case (.failure(let left), .failure(let right)):
+            #expect(kind(left) == kind(right), "\(step): \(left) / \(right)")
+        default:
+            Issue.record("\(step): SQLite \(expected), \(store) \(actual)")
+        }
+        #expect(expectedTables.keys.sorted() == actualTables.keys.sorted(), "\(step)")
+        for (table, rows) in expectedTables.sorted(by: { $0.key < $1.key }) {
+            let other = actualTables[table] ?? []
+            #expect(rows.count == other.count, "\(step): rows of \(table)")
+            if rows != other {
+                let missing = rows.filter { !other.contains($0) }.prefix(3)
+                let extra = other.filter { !rows.contains($0) }.prefix(3)
+                Issue.record(
+                    "\(step): \(table) differs; SQLite only: \(Array(missing)); \(store) only: \(Array(extra))")
             }
         }
     }
 
-    static func outcome(_ run: ConformanceRun, store: String) throws -> Result<ImportReport, ImportError> {
-        let importer = try run.yaml.map { try Importer(mapping: Mapping.parse(yaml: $0), store: store, options: run.options) }
+    /// Runs `run` into the store `store` names, or into the one `openStore`
+    /// opens (then `store` only names it).
+    static func outcome(
+        _ run: ConformanceRun, store: String, openStore: Importer.StoreOpener? = nil
+    ) throws -> Result<ImportReport, ImportError> {
+        var importer = try run.yaml.map {
+            try Importer(mapping: Mapping.parse(yaml: $0), store: store, options: run.options)
+        }
             ?? Importer(entity: "E", key: run.key, store: store, options: run.options)
+        importer.openStore = openStore
         do {
             return .success(try importer.runBlocking(inputs: run.inputs))
         } catch {
@@ -116,6 +143,11 @@ enum StoreConformance {
             tables[name] = normalised(rows, types: columns.map { $0[1] ?? "" }, names: columns.map { $0[0] ?? "" })
         }
         return tables
+    }
+
+    /// Every table of a memory store: its rows, normalised, sorted.
+    static func dump(memory: MemoryDatabase) -> [String: [[String]]] {
+        memory.dump().mapValues { normalised($0.rows, types: $0.types, names: $0.names) }
     }
 
     /// Values written the same way whichever store read them: numbers as

@@ -3,10 +3,11 @@ import Sluice
 import SluiceTestSupport
 import Testing
 
-/// One conformance suite, two stores: every case runs into SQLite and into
-/// PostgreSQL (a server the tests start) and must give the same reports and
-/// the same rows after each run. The cases are those of the end-to-end,
-/// example, relationship, write-mode, change-file and delete-missing tests.
+/// One conformance suite, three stores: every case runs into SQLite, into
+/// PostgreSQL (a server the tests start) and into the tests' memory store
+/// (``MemoryStore``), and each must give the SQLite store's reports and rows
+/// after each run. The cases are those of the end-to-end, example,
+/// relationship, write-mode, change-file, delete-missing and resume tests.
 @Suite(.enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
 struct StoreConformanceTests {
     @Test(arguments: ConformanceCases.examples) func examples(_ test: ConformanceCase) throws {
@@ -174,6 +175,7 @@ enum ConformanceCases {
             {"id": 2, "price": 3, "seen": "2015-01-01", "ok": "no", "ratio": 2, "extra": "text", "raw": null}
             {"id": 3, "seen": 1420113600.25, "extra": 1.5}
             """)
+        let once = rows(1...3, "n")
         let deleting = { (options: inout ImportOptions) in
             options.store.deleteMissing = true
             options.batch.maxRows = 100
@@ -202,6 +204,10 @@ enum ConformanceCases {
                 run(group, [file("c.jsonl", "{\"id\": 1, \"members\": [5]}")]),
             ]),
             ConformanceCase(name: "every attribute type", runs: [run(typed, [values]), run(typed, [values])]),
+            ConformanceCase(name: "a completed run resumed, then resumed with other options (refused)", runs: [
+                run(base, [once]), run(base, [once]) { $0.resume = true },
+                run(base, [once]) { $0.resume = true; $0.store.deleteMissing = true },
+            ]),
             ConformanceCase(name: "zero-config, twice, then wider", runs: [
                 run(nil, [rows(1...50, "z")]), run(nil, [rows(1...50, "z")]),
                 run(nil, [file("w.jsonl", "{\"id\": 7, \"name\": \"wider\", \"added\": 1.5, \"flag\": true}")]),

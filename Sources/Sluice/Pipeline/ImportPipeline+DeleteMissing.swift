@@ -2,14 +2,8 @@
 /// the ``ImportOptions/maxDelete`` brake counted before the first deletion,
 /// then the sweeps.
 extension ImportPipeline {
-    /// Whether the run sweeps `schema`'s entity: its mapping's
-    /// `delete-missing`, else the run's (`options`), and only with a key. The
-    /// one place that decides it (the store side asks it too).
-    static func sweeps(_ schema: TableSchema, options: ImportOptions) -> Bool {
-        (schema.deleteMissing ?? options.store.deleteMissing) && !schema.keyColumns.isEmpty
-    }
-
-    /// Sweeps every entity with delete-missing whose keys the run saw (or
+    /// Sweeps every entity with delete-missing (``TableSchema/deleteMissing``,
+    /// settled when the mapping was compiled) whose keys the run saw (or
     /// every one, with ``ImportOptions/allowEmptyDelete``), adding each one's
     /// deletions to its counts and a warning per entity left alone; then
     /// forgets the seen keys and marks the run swept. A resume of a run that
@@ -22,7 +16,7 @@ extension ImportPipeline {
     func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
         var refusal: String?
         do throws(StoreError) {
-            let deleting = compiled.mappers.indices.filter { Self.sweeps(compiled.mappers[$0].schema, options: options) }
+            let deleting = compiled.mappers.indices.filter { compiled.mappers[$0].schema.deleteMissing }
             if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
                 // Its seen keys went with its last sweep: sweeping now would find none.
                 warnings.append(

@@ -11,7 +11,9 @@ extension ImportPipeline {
         storeWorker = nil
         if let storeFailure = exchange.failure.value {
             var error = storeFailure
-            if case .store(let failure) = storeFailure, failure.isInterruption && exchange.cancelled.isSet { error = .cancelled }
+            if case .store(let failure) = storeFailure, failure.cause == .interrupted && exchange.cancelled.isSet {
+                error = .cancelled
+            }
             record(failure: error)
             throw error
         }
@@ -102,7 +104,7 @@ extension ImportPipeline {
             let repeated = batcher.recordRows[entity] - written
             guard repeated > 0 else { return nil }
             let outcome: String
-            switch (mapper.schema.mode ?? options.store.mode, compiled.deletes(entity)) {
+            switch (mapper.schema.mode, compiled.deletes(entity)) {
             case (.replace, false): outcome = "the last record of each key was written whole (replace)"
             case (.replace, true): outcome = "the last action on each key won (a record replaces, a deletion deletes)"
             case (_, false): outcome = "each was combined with it (present fields win, the last occurrence last)"

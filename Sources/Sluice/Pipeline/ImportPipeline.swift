@@ -32,7 +32,7 @@ final class ImportPipeline {
     var resumedRun: RunRecord?
 
     init(
-        compiled: CompiledMapping, storePath: String, options: ImportOptions,
+        compiled: CompiledMapping, storePath: String, openStore: Importer.StoreOpener?, options: ImportOptions,
         inputs: [(name: String, identity: InputIdentity?)], expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag = Flag()
     ) throws(ImportError) {
@@ -44,8 +44,10 @@ final class ImportPipeline {
         let store: any ImportStore
         var resumePoints: [String: Int] = [:]
         var resumedStreams: [String: InputIdentity] = [:]
+        let target = StoreTarget(storePath)
         do {
-            store = try openImportStore(storePath, options: options.store, dryRun: options.dryRun)
+            store = try openStore?(options.store, options.dryRun)
+                ?? target.open(options: options.store, dryRun: options.dryRun)
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }
@@ -71,7 +73,7 @@ final class ImportPipeline {
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sorter = options.order == .key
             ? KeyOrderSorter(
-                directory: options.sort.directory ?? StoreSide.sortDirectory(store: storePath), options: options.sort, defaultMode: options.store.mode) : nil
+                directory: options.sort.directory ?? target.sortDirectory, options: options.sort) : nil
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
             compiled: compiled, options: options, exchange: exchange, identities: identities, resumePoints: resumePoints,
@@ -88,10 +90,6 @@ final class ImportPipeline {
     deinit {
         exchange.groups.fail()
         storeWorker?.join()
-        // Its read connection closes before the store's, so that the store's
-        // close is the last and checkpoints the WAL into the database file.
-        storeSide.earlyCounts?.cancel()
-        storeSide.earlyCounts = nil
     }
 
     /// The store, which the orchestrator uses before the store thread starts

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Machinery) import SluiceRecords
 
 /// What the store thread owns: the store, the key-ordered apply's sorter,
@@ -103,7 +98,7 @@ final class StoreSide {
         // Three batches are in flight (applied, queued, being merged): a
         // quarter of the batch byte bound each keeps them within one batch's
         // worth of memory.
-        let deleteMissing = compiled.mappers.contains { ImportPipeline.sweeps($0.schema, options: options) }
+        let deleteMissing = compiled.mappers.contains { $0.schema.deleteMissing }
         earlyCounts = EarlyReferenceCounts(
             store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
         let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
@@ -148,22 +143,6 @@ final class StoreSide {
         for checkpoint in sorter.checkpoints {
             try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
         }
-    }
-
-    /// The directory holding `path` (`.` when it names none).
-    /// Where sorted runs go by default: beside a SQLite store, in the
-    /// temporary directory (`TMPDIR`, else /tmp) for a server database or
-    /// the null store.
-    static func sortDirectory(store: String) -> String {
-        guard isFileStore(store) else {
-            return getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        }
-        return directory(of: store)
-    }
-
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Tells the caller where the run is (see ``ImportProgress``).

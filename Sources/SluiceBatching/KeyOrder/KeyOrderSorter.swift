@@ -35,7 +35,7 @@ package final class KeyOrderSorter {
         /// Rows added to this table, before repeated keys are combined.
         var rowsAdded = 0
 
-        init(_ batch: Batch, defaultMode: WriteMode) {
+        init(_ batch: Batch) {
             prototype = batch
             prototype.rows = RowArena(columnCount: 0)
             if let link = batch.link {
@@ -45,7 +45,7 @@ package final class KeyOrderSorter {
                 keys = batch.schema.keyColumns
                 onePerKey = !keys.isEmpty
             }
-            combining = (batch.schema.mode ?? defaultMode) != .replace
+            combining = batch.schema.combinesOccurrences
             held = RowArena(columnCount: batch.rows.columnCount)
         }
     }
@@ -69,15 +69,10 @@ package final class KeyOrderSorter {
     /// Rows spilled to run files so far, all tables together.
     package private(set) var spilledRows = 0
 
-    /// The write mode of entities whose mapping sets none.
-    private let defaultMode: WriteMode
-
-    /// A sorter whose run files go in `directory`, for a run whose write
-    /// mode is `defaultMode`.
-    package init(directory: String, options: SortOptions, defaultMode: WriteMode = .upsert) {
+    /// A sorter whose run files go in `directory`.
+    package init(directory: String, options: SortOptions) {
         self.directory = directory
         self.options = options
-        self.defaultMode = defaultMode
     }
 
     /// Takes a group's rows (copying them) and its checkpoint; spills every
@@ -92,7 +87,7 @@ package final class KeyOrderSorter {
             if let known = tables[name] {
                 table = known
             } else {
-                table = Table(batch, defaultMode: defaultMode)
+                table = Table(batch)
                 tables[name] = table
                 names.append(name)
             }

@@ -1,17 +1,17 @@
 extension Mapping {
-    /// A fingerprint of what the mapping does: equal for mappings that differ
-    /// only in where they came from (the file's name, the line numbers
-    /// messages cite: comments, blank lines), different when any setting
-    /// differs. The run ledger records it so that a resume can tell that the
-    /// mapping changed since the interrupted run. 64-bit FNV-1a of the mapping's reflected description
-    /// (the mapping holds arrays and values only, so the text is the same in
-    /// every process); O(mapping size), once a run.
-    package var fingerprint: String {
+    /// The mapping without where it came from: no file name and no line
+    /// numbers (which move with comments and blank lines). Two mappings that
+    /// do the same are equal after this; `fingerprint` hashes it, and a
+    /// mapping written by `yaml(comment:)` reads back equal to it.
+    /// O(mapping size).
+    package var withoutOrigin: Mapping {
         var mapping = self
         mapping.file = nil
         for entity in mapping.entities.indices {
             mapping.entities[entity].line = nil
-            for attribute in mapping.entities[entity].attributes.indices { mapping.entities[entity].attributes[attribute].line = nil }
+            for attribute in mapping.entities[entity].attributes.indices {
+                mapping.entities[entity].attributes[attribute].line = nil
+            }
             for relationship in mapping.entities[entity].relationships.indices {
                 mapping.entities[entity].relationships[relationship].line = nil
                 for attribute in mapping.entities[entity].relationships[relationship].attributes.indices {
@@ -19,8 +19,17 @@ extension Mapping {
                 }
             }
         }
-        return Self.fingerprint(of: String(reflecting: mapping))
+        return mapping
     }
+
+    /// A fingerprint of what the mapping does: equal for mappings that differ
+    /// only in where they came from (`withoutOrigin`), different when any
+    /// setting differs. The run ledger records it so that a resume can tell
+    /// that the mapping changed since the interrupted run. 64-bit FNV-1a of
+    /// the mapping's reflected description (the mapping holds arrays and
+    /// values only, so the text is the same in every process); O(mapping
+    /// size), once a run.
+    package var fingerprint: String { Self.fingerprint(of: String(reflecting: withoutOrigin)) }
 
     /// 64-bit FNV-1a of `text`'s UTF-8 bytes, as 16 hex digits.
     package static func fingerprint(of text: String) -> String {

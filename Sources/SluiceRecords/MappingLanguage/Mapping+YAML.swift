@@ -59,15 +59,15 @@ private struct MappingReader {
         }
         var entities: [EntityMapping] = []
         for (key, value) in top {
-            switch key.string {
-            case "entities":
+            switch MappingSetting(rawValue: key.string ?? "") {
+            case .entities:
                 guard let list = value.mapping else {
                     problem(value, "`entities` maps entity names to their settings")
                     continue
                 }
                 for (name, settings) in list { entities.append(entity(name, settings)) }
-            default:
-                problem(key, "unknown setting `\(key.string ?? "")` (expected `entities`)")
+            case nil:
+                problem(key, "unknown setting `\(key.string ?? "")` (expected \(MappingSetting.choices))")
             }
         }
         if entities.isEmpty && problems.isEmpty { problem(root, "the mapping declares no entities") }
@@ -83,49 +83,50 @@ private struct MappingReader {
         }
         var keyGiven = false
         for (key, value) in settings {
-            switch key.string {
-            case "records": entity.records = strings(value, "entity `\(name)`: `records`")
-            case "key":
-                entity.key = strings(value, "entity `\(name)`: `key`")
+            guard let setting = EntitySetting(rawValue: key.string ?? "") else {
+                let text = key.string ?? ""
+                problem(key, "entity `\(name)`: unknown setting `\(text)` (expected \(EntitySetting.choices))")
+                continue
+            }
+            let context = "entity `\(name)`: `\(setting.rawValue)`"
+            switch setting {
+            case .records: entity.records = strings(value, context)
+            case .key:
+                entity.key = strings(value, context)
                 keyGiven = true
-            case "missing-key":
-                if let policy = MissingKeyPolicy(rawValue: value.string ?? "") {
-                    entity.missingKey = policy
-                } else {
-                    problem(value, "entity `\(name)`: `missing-key` is `error` or `skip`")
+            case .missingKey: entity.missingKey = word(value, context) ?? entity.missingKey
+            case .filter: entity.filter = filter(value, context)
+            case .mode: entity.mode = word(value, context) ?? entity.mode
+            case .overwrite: entity.overwrite = strings(value, context)
+            case .deleteMissing:
+                guard let flag = value.bool else {
+                    problem(value, "\(context) is true or false")
+                    continue
                 }
-            case "filter":
-                entity.filter = filter(value, "entity `\(name)`: `filter`")
-            case "mode":
-                if let mode = WriteMode(rawValue: value.string ?? "") {
-                    entity.mode = mode
-                } else {
-                    problem(value, "entity `\(name)`: `mode` is one of \(WriteMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                entity.deleteMissing = flag
+            case .deleteScope: entity.deleteScope = filter(value, context)
+            case .deleteRecords: entity.deleteRecords = strings(value, context)
+            case .deleteWhen: entity.deleteWhen = filter(value, context)
+            case .deleteScopeParent:
+                guard let parent = value.string else {
+                    problem(value, "\(context) names a to-one relationship")
+                    continue
                 }
-            case "overwrite": entity.overwrite = strings(value, "entity `\(name)`: `overwrite`")
-            case "delete-missing":
-                if let flag = value.bool { entity.deleteMissing = flag } else { problem(value, "entity `\(name)`: `delete-missing` is true or false") }
-            case "delete-scope": entity.deleteScope = filter(value, "entity `\(name)`: `delete-scope`")
-            case "delete-records": entity.deleteRecords = strings(value, "entity `\(name)`: `delete-records`")
-            case "delete-when": entity.deleteWhen = filter(value, "entity `\(name)`: `delete-when`")
-            case "delete-scope-parent":
-                if let parent = value.string { entity.deleteScopeParent = parent } else { problem(value, "entity `\(name)`: `delete-scope-parent` names a to-one relationship") }
-            case "relationships":
+                entity.deleteScopeParent = parent
+            case .relationships:
                 guard let list = value.mapping else {
-                    problem(value, "entity `\(name)`: `relationships` maps names to {entity, source, many, ordered, rule, missing}")
+                    problem(value, "\(context) maps names to \(RelationshipSetting.braced)")
                     continue
                 }
                 for (relationName, spec) in list { entity.relationships.append(relationship(entity: name, relationName, spec)) }
-            case "attributes":
+            case .attributes:
                 guard let attributes = value.mapping else {
-                    problem(value, "entity `\(name)`: `attributes` maps attribute names to types or settings")
+                    problem(value, "\(context) maps attribute names to types or settings")
                     continue
                 }
                 for (attributeName, spec) in attributes {
                     entity.attributes.append(attribute(entity: name, attributeName, spec))
                 }
-            default:
-                problem(key, "entity `\(name)`: unknown setting `\(key.string ?? "")` (expected records, key, missing-key, filter, mode, overwrite, delete-missing, delete-scope, delete-scope-parent, delete-records, delete-when, attributes, relationships)")
             }
         }
         if !keyGiven { problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)") }
@@ -142,41 +143,38 @@ private struct MappingReader {
             return attribute
         }
         guard let settings = node.mapping else {
-            problem(node, "\(context): expected a type name or {type, source, default, invalid}")
+            problem(node, "\(context): expected a type name or \(AttributeSetting.braced)")
             return attribute
         }
         for (key, value) in settings {
-            switch key.string {
-            case "type": attribute.type = type(value.string ?? "", value, context)
-            case "source": attribute.sources = strings(value, "\(context): `source`")
-            case "default":
+            guard let setting = AttributeSetting(rawValue: key.string ?? "") else {
+                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected \(AttributeSetting.choices))")
+                continue
+            }
+            let settingContext = "\(context): `\(setting.rawValue)`"
+            switch setting {
+            case .type: attribute.type = type(value.string ?? "", value, context)
+            case .source: attribute.sources = strings(value, settingContext)
+            case .default:
                 if Self.isNull(value) { continue }
                 attribute.defaultValue = value.scalar?.string
-                if attribute.defaultValue == nil { problem(value, "\(context): `default` must be a scalar") }
-            case "items": attribute.items = type(value.string ?? "", value, context)
-            case "object":
-                guard let pair = value.mapping, let key = pair["key"]?.string, let member = pair["value"]?.string, pair.count == 2 else {
-                    problem(value, "\(context): `object` is {key: PATH, value: PATH}")
+                if attribute.defaultValue == nil { problem(value, "\(settingContext) must be a scalar") }
+            case .items: attribute.items = type(value.string ?? "", value, context)
+            case .object:
+                let paths = ObjectSetting.allCases.compactMap { value.mapping?[$0.rawValue]?.string }
+                guard paths.count == ObjectSetting.allCases.count, value.mapping?.count == paths.count else {
+                    let pairs = ObjectSetting.allCases.map { "\($0.rawValue): PATH" }.joined(separator: ", ")
+                    problem(value, "\(settingContext) is {\(pairs)}")
                     continue
                 }
-                attribute.objectKey = key
-                attribute.objectValue = member
-            case "formats": attribute.formats = strings(value, "\(context): `formats`")
-            case "epoch":
-                if let unit = EpochUnit(rawValue: value.string ?? "") {
-                    attribute.epoch = unit
-                } else {
-                    problem(value, "\(context): `epoch` is `seconds`, `milliseconds`, `microseconds`, `nanoseconds` or `auto`")
-                }
-            case "invalid":
-                let policy = Self.isNull(value) ? "null" : (value.string ?? "")
-                if let parsed = InvalidValuePolicy(rawValue: policy) {
-                    attribute.onInvalid = parsed
-                } else {
-                    problem(value, "\(context): `invalid` is `error` or `null`, not `\(policy)`")
-                }
-            default:
-                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected type, source, default, invalid, formats, epoch, items, object)")
+                attribute.objectKey = paths[0]
+                attribute.objectValue = paths[1]
+            case .formats: attribute.formats = strings(value, settingContext)
+            case .epoch: attribute.epoch = word(value, settingContext) ?? attribute.epoch
+            case .invalid:
+                // A plain null is the policy `null`, not an absent value.
+                let spelled = Self.isNull(value) ? InvalidValuePolicy.null.rawValue : nil
+                attribute.onInvalid = word(value, settingContext, spelled: spelled) ?? attribute.onInvalid
             }
         }
         return attribute
@@ -187,46 +185,45 @@ private struct MappingReader {
         let context = "entity `\(entity)`, relationship `\(name)`"
         var relationship = RelationshipMapping(name: name, entity: "", source: name, line: nameNode.mark?.line)
         guard let settings = node.mapping else {
-            problem(node, "\(context): expected {entity, source, many, ordered, rule, missing, keyless, key, entity-by, entities, attributes}")
+            problem(node, "\(context): expected \(RelationshipSetting.braced)")
             return relationship
         }
         for (key, value) in settings {
-            switch key.string {
-            case "entity": relationship.entity = value.string ?? ""
-            case "source": relationship.source = value.string ?? ""
-            case "many", "ordered":
+            guard let setting = RelationshipSetting(rawValue: key.string ?? "") else {
+                let text = key.string ?? ""
+                problem(key, "\(context): unknown setting `\(text)` (expected \(RelationshipSetting.choices))")
+                continue
+            }
+            let settingContext = "\(context): `\(setting.rawValue)`"
+            switch setting {
+            case .entity: relationship.entity = value.string ?? ""
+            case .source: relationship.source = value.string ?? ""
+            case .many, .ordered:
                 guard let flag = value.bool else {
-                    problem(value, "\(context): `\(key.string ?? "")` is true or false")
+                    problem(value, "\(settingContext) is true or false")
                     continue
                 }
-                if key.string == "many" { relationship.many = flag } else { relationship.ordered = flag }
-            case "rule":
-                if let rule = LinkRule(rawValue: value.string ?? "") { relationship.rule = rule } else { problem(value, "\(context): `rule` is union, replace or replace-and-delete") }
-            case "missing":
-                if let policy = MissingTargetPolicy(rawValue: value.string ?? "") {
-                    relationship.missing = policy
-                    relationship.missingIsExplicit = true
-                } else {
-                    problem(value, "\(context): `missing` is dangling, stub or error")
-                }
-            case "key": relationship.key = value.string
-            case "entity-by": relationship.entityBy = value.string
-            case "entities":
+                if setting == .many { relationship.many = flag } else { relationship.ordered = flag }
+            case .rule: relationship.rule = word(value, settingContext) ?? relationship.rule
+            case .missing:
+                guard let policy: MissingTargetPolicy = word(value, settingContext) else { continue }
+                relationship.missing = policy
+                relationship.missingIsExplicit = true
+            case .key: relationship.key = value.string
+            case .entityBy: relationship.entityBy = value.string
+            case .entities:
                 guard let pairs = value.mapping else {
-                    problem(value, "\(context): `entities` maps item values to entities, e.g. {node: Node, way: Way}")
+                    problem(value, "\(settingContext) maps item values to entities, e.g. {node: Node, way: Way}")
                     continue
                 }
                 relationship.entities = pairs.map { TargetChoice(value: $0.key.string ?? "", entity: $0.value.string ?? "") }
-            case "attributes":
+            case .attributes:
                 guard let attributes = value.mapping else {
-                    problem(value, "\(context): `attributes` maps link column names to types or settings")
+                    problem(value, "\(settingContext) maps link column names to types or settings")
                     continue
                 }
                 relationship.attributes = attributes.map { attribute(entity: "\(entity)`, relationship `\(name)", $0.key, $0.value) }
-            case "keyless":
-                if let rule = KeylessRule(rawValue: value.string ?? "") { relationship.keyless = rule } else { problem(value, "\(context): `keyless` is reuse or create") }
-            default:
-                problem(key, "\(context): unknown setting `\(key.string ?? "")` (expected entity, source, many, ordered, rule, missing, keyless, key, entity-by, entities, attributes)")
+            case .keyless: relationship.keyless = word(value, settingContext) ?? relationship.keyless
             }
         }
         if relationship.entity.isEmpty && relationship.entities.isEmpty { problem(nameNode, "\(context) names no target `entity`") }
@@ -242,22 +239,24 @@ private struct MappingReader {
         for (pathNode, testNode) in fields {
             let path = pathNode.string ?? ""
             guard let tests = testNode.mapping, tests.count == 1, let (kind, argument) = tests.first else {
-                problem(testNode, "\(context): `\(path)` needs one of {equals: …}, {in: […]}, {not-in: […]}, {exists: true|false}")
+                problem(testNode, "\(context): `\(path)` needs one test: \(ConditionTest.choices) (e.g. {in: [a, b]})")
                 continue
             }
-            switch kind.string {
-            case "equals": conditions.append(.init(path: path, test: .oneOf(strings(argument, "\(context): equals"))))
-            case "in": conditions.append(.init(path: path, test: .oneOf(strings(argument, "\(context): in"))))
-            case "not-in", "not-equals":
-                conditions.append(.init(path: path, test: .noneOf(strings(argument, "\(context): \(kind.string ?? "")"))))
-            case "exists":
+            guard let test = ConditionTest(rawValue: kind.string ?? "") else {
+                let text = kind.string ?? ""
+                problem(kind, "\(context): unknown condition `\(text)` (expected \(ConditionTest.choices))")
+                continue
+            }
+            let testContext = "\(context): \(test.rawValue)"
+            switch test {
+            case .equals, .in: conditions.append(.init(path: path, test: .oneOf(strings(argument, testContext))))
+            case .notIn, .notEquals: conditions.append(.init(path: path, test: .noneOf(strings(argument, testContext))))
+            case .exists:
                 guard let flag = argument.bool else {
-                    problem(argument, "\(context): `exists` is true or false")
+                    problem(argument, "\(testContext) is true or false")
                     continue
                 }
                 conditions.append(.init(path: path, test: .exists(flag)))
-            default:
-                problem(kind, "\(context): unknown condition `\(kind.string ?? "")` (expected equals, in, not-in, exists)")
             }
         }
         return conditions
@@ -265,9 +264,17 @@ private struct MappingReader {
 
     mutating func type(_ name: String, _ node: Node, _ context: String) -> AttributeType {
         if let type = AttributeType(rawValue: name) { return type }
-        let known = AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
-        problem(node, "\(context): unknown type `\(name)` (known: \(known))")
+        problem(node, "\(context): unknown type `\(name)` (known: \(AttributeType.choices))")
         return .string
+    }
+
+    /// The word of `Word`'s table that `node` (or `spelled`, when given)
+    /// spells; `nil` with a problem naming the table's words otherwise.
+    mutating func word<Word: MappingKeyword>(_ node: Node, _ context: String, spelled: String? = nil) -> Word? {
+        let text = spelled ?? node.string ?? ""
+        if let word = Word(rawValue: text) { return word }
+        problem(node, "\(context) is \(Word.choices), not `\(text)`")
+        return nil
     }
 
     mutating func strings(_ node: Node, _ context: String) -> [String] {

@@ -19,20 +19,10 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case binary
     /// Any value, stored as compact JSON text.
     case json
-
-    /// The SQLite column type used for the attribute.
-    public var sqlType: String {
-        switch self {
-        case .integer, .boolean: return "INTEGER"
-        case .double, .float: return "REAL"
-        case .string, .date, .json, .decimal: return "TEXT"
-        case .binary: return "BLOB"
-        }
-    }
 }
 
 /// How numbers in a date attribute count time since 1970-01-01 UTC.
-public enum EpochUnit: String, Sendable {
+public enum EpochUnit: String, Sendable, CaseIterable {
     /// Seconds (the default for numbers).
     case seconds
     /// Milliseconds.
@@ -73,7 +63,7 @@ public enum WriteMode: String, Sendable, CaseIterable {
 }
 
 /// What to do with a record whose key is absent or null.
-public enum MissingKeyPolicy: String, Sendable {
+public enum MissingKeyPolicy: String, Sendable, CaseIterable {
     /// Stop the import with an error naming the record.
     case error
     /// Skip the record and count it.
@@ -81,7 +71,7 @@ public enum MissingKeyPolicy: String, Sendable {
 }
 
 /// What to do with a value that cannot be converted to its attribute's type.
-public enum InvalidValuePolicy: String, Sendable {
+public enum InvalidValuePolicy: String, Sendable, CaseIterable {
     /// Stop the import with an error naming the record and the attribute.
     case error
     /// Store null instead.
@@ -204,7 +194,7 @@ public struct Mapping: Sendable, Equatable {
 }
 
 /// What a link to a record that is not in the store means.
-public enum MissingTargetPolicy: String, Sendable {
+public enum MissingTargetPolicy: String, Sendable, CaseIterable {
     /// Keep the link; it resolves when the target arrives (default).
     case dangling
     /// Create a row holding only the target's key (MagicalRecord's stub).
@@ -214,7 +204,7 @@ public enum MissingTargetPolicy: String, Sendable {
 }
 
 /// How a to-many relationship's links change when a record lists them again.
-public enum LinkRule: String, Sendable {
+public enum LinkRule: String, Sendable, CaseIterable {
     /// Add the listed links, never remove any.
     case union
     /// Unlink what the new list does not hold (the default).
@@ -239,7 +229,7 @@ public struct TargetChoice: Sendable, Equatable {
 }
 
 /// What a nested object of an entity without a key becomes.
-public enum KeylessRule: String, Sendable {
+public enum KeylessRule: String, Sendable, CaseIterable {
     /// The parent's object updates the row linked from the same parent (and
     /// position): re-importing the parent does not add rows.
     case reuse

@@ -14,7 +14,10 @@ extension CompiledMapping {
         let line = relationship.line
         if target.key.isEmpty {
             guard relationship.keyless != nil else {
-                return [.init(line: line, message: "\(context): the target `\(target.name)` has no key: give it one, or say `keyless: reuse` or `keyless: create`")]
+                let setting = RelationshipSetting.keyless.rawValue
+                let choices = MappingKeywords.list(KeylessRule.allCases.map { "`\(setting): \($0.rawValue)`" })
+                let message = "\(context): the target `\(target.name)` has no key: give it one, or say \(choices)"
+                return [.init(line: line, message: message)]
             }
             if !target.records.isEmpty {
                 return [.init(line: line, message: "\(context): `\(target.name)` has no key and records of its own; a keyless target is filled only through relationships")]

@@ -34,11 +34,15 @@ package struct CompiledMapping {
     /// The most attributes one entity may declare.
     package static let maxAttributes = 256
 
-    /// Compiles a mapping, with Swift `hooks` by entity name. O(mapping size).
+    /// Compiles a mapping, with Swift `hooks` by entity name, for a run
+    /// whose options give `defaults` (each entity's table schema carries its
+    /// settled write mode and delete-missing). O(mapping size).
     ///
     /// - Throws: ``MappingError`` with every problem found, including hooks
     ///   for entities or attributes the mapping does not have.
-    package init(_ mapping: Mapping, hooks: [String: EntityHooks] = [:]) throws(MappingError) {
+    package init(
+        _ mapping: Mapping, hooks: [String: EntityHooks] = [:], defaults: EntityDefaults = EntityDefaults()
+    ) throws(MappingError) {
         var problems = Self.check(mapping)
         for (name, entityHooks) in hooks.sorted(by: { $0.key < $1.key }) {
             guard let entity = mapping.entities.first(where: { $0.name == name }) else {
@@ -68,7 +72,8 @@ package struct CompiledMapping {
                 if deletes { routes[route].deleting.append(index) }
             }
             let kind = Self.documentKind(of: entity, in: mapping)
-            entityMappers.append(Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks()))
+            entityMappers.append(
+                Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks(), defaults: defaults))
         }
         mappers = entityMappers
         derivedKeys = entityMappers.map(\.derivedKey)
@@ -101,7 +106,8 @@ package struct CompiledMapping {
                         targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
                         missing: relationship.missing, choices: Self.linkTargets(relationship, mappers: mappers, in: mapping),
                         attributeColumns: relationship.attributes.map { ColumnSchema(name: $0.name, type: $0.type) }))
-                    links[links.count - 1].missingIsExplicit = relationship.missingIsExplicit
+                    links[links.count - 1].storedTargetsOnly = !relationship.missingIsExplicit
+                        && links[links.count - 1].choices.isEmpty && mappers[target].schema.mode == .updateOnly
                     link = links.count - 1
                 }
                 var relation = Relation(
@@ -125,10 +131,11 @@ package struct CompiledMapping {
     }
 
     /// A mapping for schemaless JSON: each record (`records` path) becomes a
-    /// row of `entity`, columns discovered from the top-level members.
-    package init(schemaless entity: String, key: String, records: RecordPath) {
+    /// row of `entity`, columns discovered from the top-level members,
+    /// written as the run's `defaults` say.
+    package init(schemaless entity: String, key: String, records: RecordPath, defaults: EntityDefaults = EntityDefaults()) {
         routes = [Route(path: records, entities: [0])]
-        mappers = [SchemalessMapper(entity: entity, key: key)]
+        mappers = [SchemalessMapper(entity: entity, key: key, defaults: defaults)]
         relations = [[]]
         derivedKeys = [nil]
         fingerprint = Mapping.fingerprint(of: "schemaless \(entity) \(key) \(records)")
@@ -141,7 +148,9 @@ package struct CompiledMapping {
     /// The kind of document (XML or JSON) the record paths address.
     package var documentKind: DocumentKind { routes.first?.path.kind ?? .json }
 
-    private static func mapper(for entity: EntityMapping, in mapping: Mapping, kind: DocumentKind, hooks: EntityHooks) -> EntityMapper {
+    private static func mapper(
+        for entity: EntityMapping, in mapping: Mapping, kind: DocumentKind, hooks: EntityHooks, defaults: EntityDefaults
+    ) -> EntityMapper {
         var columns: [ColumnSchema] = []
         var attributes: [EntityMapper.Attribute] = []
         var references: [Reference] = []
@@ -203,11 +212,10 @@ package struct CompiledMapping {
         }
         var schema = TableSchema(name: entity.name, columns: columns, keyColumns: keys)
         schema.references = references
-        schema.mode = entity.mode
+        schema.settle(mode: entity.mode, deleteMissing: entity.deleteMissing, defaults)
         schema.overwrite = entity.overwrite.map { names in
             Set(names.compactMap { name in entity.attributes.firstIndex { $0.name == name } })
         }
-        schema.deleteMissing = entity.deleteMissing
         schema.deleteScope = entity.deleteScope.compactMap { condition in
             entity.attributes.firstIndex { $0.name == condition.path }.map { ($0, condition.test) }
         }
@@ -277,7 +285,10 @@ package struct CompiledMapping {
             if !entityNames.insert(entity.name.lowercased()).inserted {
                 problems.append(.init(line: entity.line, message: "\(context) is declared twice (names ignore letter case)"))
             }
-            // SQLite compares table names without letter case: so do these.
+            // Rules of the mapping language, whatever the store (a mapping is
+            // checked before any store is named, and means the same in each):
+            // table names ignore letter case, as SQLite's do, and `sqlite_`
+            // and `_sluice` names are reserved, SQLite's and sluice's own.
             if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.lowercased().hasPrefix("_sluice") {
                 problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
             }
@@ -329,8 +340,9 @@ package struct CompiledMapping {
                 if (attribute.items != nil || attribute.objectKey != nil) && !gathers {
                     problems.append(.init(line: attribute.line, message: "\(where_): `items` and `object` need a source with [*]"))
                 }
-                if let items = attribute.items, ![.string, .integer, .double, .float, .decimal, .boolean].contains(items) {
-                    problems.append(.init(line: attribute.line, message: "\(where_): `items` is string, integer, double, decimal or boolean"))
+                if let items = attribute.items, !AttributeType.itemTypes.contains(items) {
+                    let types = MappingKeywords.list(AttributeType.itemTypes.map(\.rawValue))
+                    problems.append(.init(line: attribute.line, message: "\(where_): `items` is \(types)"))
                 }
                 for path in [attribute.objectKey, attribute.objectValue].compactMap({ $0 }) {
                     if case .failure(let problem) = FieldPath.parse(path, kind: kind) {
@@ -349,7 +361,7 @@ package struct CompiledMapping {
                     problems.append(.init(line: entity.line, message: "\(context): the key `\(key)` is not one of its attributes"))
                     continue
                 }
-                if [.json, .binary, .double, .float].contains(attribute.type) {
+                if AttributeType.unkeyable.contains(attribute.type) {
                     problems.append(.init(line: attribute.line, message: "\(context): the key `\(key)` cannot be of type \(attribute.type.rawValue)"))
                 }
             }

@@ -33,12 +33,15 @@ package struct TableSchema: Sendable, Equatable {
     /// compound key, compared in this order) or none (every row is new).
     package var keyColumns: [Int]
 
-    /// How rows are written; `nil` takes the run's mode.
-    package var mode: WriteMode?
+    /// How rows are written: the entity's mode, else the run's (see
+    /// ``settle(mode:deleteMissing:_:)``).
+    package var mode: WriteMode = .upsert
     /// The columns an update may change; `nil` means all.
     package var overwrite: Set<Int>?
-    /// Whether delete-missing applies; `nil` follows the run.
-    package var deleteMissing: Bool?
+    /// Whether the run sweeps the table with delete-missing: the entity's
+    /// `delete-missing`, else the run's, and only with a key (see
+    /// ``settle(mode:deleteMissing:_:)``).
+    package var deleteMissing = false
     /// Stored-column conditions limiting delete-missing: column index and test.
     package var deleteScope: [(column: Int, test: FilterCondition.Test)] = []
     /// To-one relationships: columns holding another entity's key.
@@ -58,12 +61,44 @@ package struct TableSchema: Sendable, Equatable {
         self.keyColumns = keyColumns
     }
 
+    /// Settles what an entity's mapping leaves to the run: the write mode and
+    /// delete-missing are the entity's own (`mode`, `deleteMissing`; nil when
+    /// its mapping says nothing), else the run's `defaults`, and
+    /// delete-missing needs a key. Called once per entity when a mapping is
+    /// compiled for a run, the one place that decides both: the stores, the
+    /// sorter and the pipeline read the settled values.
+    package mutating func settle(mode: WriteMode?, deleteMissing: Bool?, _ defaults: EntityDefaults) {
+        self.mode = mode ?? defaults.mode
+        self.deleteMissing = (deleteMissing ?? defaults.deleteMissing) && !keyColumns.isEmpty
+    }
+
+    /// Whether several occurrences of a key are combined into one row
+    /// (present fields of later ones win) rather than the last kept whole
+    /// (`replace`).
+    package var combinesOccurrences: Bool { mode != .replace }
+
     package static func == (lhs: TableSchema, rhs: TableSchema) -> Bool {
         lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.keyColumns == rhs.keyColumns && lhs.mode == rhs.mode
             && lhs.overwrite == rhs.overwrite && lhs.deleteMissing == rhs.deleteMissing
             && lhs.deleteScope.map(\.column) == rhs.deleteScope.map(\.column)
             && lhs.deleteScope.map(\.test) == rhs.deleteScope.map(\.test) && lhs.references == rhs.references
             && lhs.deleteScopeParent == rhs.deleteScopeParent
+    }
+}
+
+/// What a run decides for the entities whose mapping does not say: the
+/// write mode and delete-missing (the options' `store.mode` and
+/// `store.deleteMissing`). The defaults are a run's without options.
+package struct EntityDefaults: Sendable, Equatable {
+    /// The write mode of an entity whose mapping sets none.
+    package var mode: WriteMode
+    /// Whether an entity whose mapping does not say is swept by delete-missing.
+    package var deleteMissing: Bool
+
+    /// Defaults of `mode` and `deleteMissing`.
+    package init(mode: WriteMode = .upsert, deleteMissing: Bool = false) {
+        self.mode = mode
+        self.deleteMissing = deleteMissing
     }
 }
 
@@ -102,10 +137,10 @@ package struct LinkSchema: Sendable, Equatable {
     package var rule: LinkRule
     /// What a key with no target row means.
     package var missing: MissingTargetPolicy
-    /// Whether the mapping says `missing:`; when it does not, and the
-    /// target entity's mode is `update-only`, a link is written only to a
-    /// target row that is stored (the mode skipped the others).
-    package var missingIsExplicit = false
+    /// Whether a link is written only to a target row that is stored: the
+    /// mapping says no `missing:`, the link has one target entity, and that
+    /// entity's mode is `update-only` (the mode skipped the other targets).
+    package var storedTargetsOnly = false
 
     /// When items name their target's entity: the entities, by item value,
     /// and the entity of each link is stored in column `target_entity`.

@@ -2,16 +2,18 @@
 /// appear (no mapping file).
 ///
 /// A column's type is decided by the first value seen in it (or by the
-/// table already in the store): integers INTEGER, other numbers REAL,
-/// booleans INTEGER 0/1, strings TEXT, objects and arrays JSON text. Every
+/// table already in the store): integers `integer`, other numbers `double`,
+/// booleans `boolean`, strings `string`, objects and arrays `json`. Every
 /// later value is converted for that column the same way each run (a number
-/// in a TEXT column is stored as its text, an integer in a REAL column as a
-/// real, a value that does not fit as itself), so that importing the same
+/// in a `string` column is stored as its text, an integer in a `double`
+/// column as a double, a value that does not fit as itself), so that importing the same
 /// records again finds every row unchanged.
 package final class SchemalessMapper: RowMapper {
     package private(set) var schema: TableSchema
     private var names: [[UInt8]]
-    /// The column names in lower case, as SQLite compares them.
+    /// The column names in lower case: column names that differ only in
+    /// letter case are one name in the mapping language (as in SQLite), so
+    /// that a table means the same in every store.
     private var foldedNames: Set<String>
     /// SQLite's default limit on a table's columns (SQLITE_MAX_COLUMN).
     static let maxColumns = 2_000
@@ -19,9 +21,11 @@ package final class SchemalessMapper: RowMapper {
     /// has the key, or by the stored table.
     private var keyTypeKnown = false
 
-    /// A mapper for table `entity` keyed by the member `key`.
-    package init(entity: String, key: String) {
+    /// A mapper for table `entity` keyed by the member `key`, written as the
+    /// run's `defaults` say (there is no mapping to say otherwise).
+    package init(entity: String, key: String, defaults: EntityDefaults) {
         schema = TableSchema(name: entity, columns: [ColumnSchema(name: key, type: .string)], keyColumns: [0])
+        schema.settle(mode: nil, deleteMissing: nil, defaults)
         names = [Array(key.utf8)]
         foldedNames = [key.lowercased()]
     }

@@ -29,7 +29,8 @@ final class PostgresConnection {
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             let message = connection.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
             PQfinish(connection)
-            throw StoreError(path: Self.redacted(conninfo), action: "connecting to PostgreSQL", message: message, code: 0)
+            throw StoreError(
+                path: Self.redacted(conninfo), action: "connecting to PostgreSQL", message: message, cause: .connection)
         }
         handle = connection
         let host = String(cString: PQhost(connection))
@@ -124,7 +125,7 @@ final class PostgresConnection {
     /// and returns its last result. Parameters go as text, `nil` as NULL.
     @discardableResult
     func execute(_ sql: String, _ action: String, _ parameters: [String?] = []) throws(StoreError) -> PostgresResult {
-        guard let handle else { throw StoreError(path: name, action: action, message: "the connection is closed", code: 0, sql: sql) }
+        guard let handle else { throw closedError(action, sql) }
         let result: OpaquePointer?
         if parameters.isEmpty {
             result = PQexec(handle, sql)
@@ -149,7 +150,7 @@ final class PostgresConnection {
     /// Runs `COPY … FROM STDIN` statement `sql` and sends it the bytes
     /// `body` writes into the ``CopyBuffer`` it is given.
     func copy(_ sql: String, _ action: String, _ body: (inout CopyBuffer) throws(StoreError) -> Void) throws(StoreError) {
-        guard let handle else { throw StoreError(path: name, action: action, message: "the connection is closed", code: 0, sql: sql) }
+        guard let handle else { throw closedError(action, sql) }
         let started = PostgresResult(PQexec(handle, sql))
         guard started.status == PGRES_COPY_IN else { _ = try check(started, action, sql); return }
         var buffer = CopyBuffer { bytes in bytes.withUnsafeBufferPointer { raw in
@@ -184,17 +185,27 @@ final class PostgresConnection {
             let field = { (code: UInt8) -> String? in PQresultErrorField(raw, Int32(code)).map { String(cString: $0) } }
             let message = field(UInt8(ascii: "M")) ?? Self.trimmed(PQresultErrorMessage(raw))
             let detail = [field(UInt8(ascii: "D")), field(UInt8(ascii: "H"))].compactMap { $0 }
-            let state = field(UInt8(ascii: "C"))
+            let state = field(UInt8(ascii: "C")).flatMap { $0.isEmpty ? nil : $0 }
+            // A connection lost mid-statement leaves a result without SQLSTATE.
+            let lost = handle.map { PQstatus($0) == CONNECTION_BAD } ?? true
             throw StoreError(
-                path: name, action: action, message: ([message] + detail).joined(separator: "; "), code: 0, sql: sql,
-                sqlState: state?.isEmpty == false ? state : nil)
+                path: name, action: action, message: ([message] + detail).joined(separator: "; "),
+                cause: state.map(StoreError.Cause.init(sqlState:)) ?? (lost ? .connection : .other), sql: sql,
+                sqlState: state)
         }
     }
 
     /// The connection's own error: the server went away, or libpq failed.
     private func connectionError(_ action: String, _ sql: String) -> StoreError {
         let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "the connection is closed"
-        return StoreError(path: name, action: action, message: message.isEmpty ? "the connection failed" : message, code: 0, sql: sql)
+        return StoreError(
+            path: name, action: action, message: message.isEmpty ? "the connection failed" : message, cause: .connection,
+            sql: sql)
+    }
+
+    /// The error of a statement given to a closed connection.
+    private func closedError(_ action: String, _ sql: String) -> StoreError {
+        StoreError(path: name, action: action, message: "the connection is closed", cause: .connection, sql: sql)
     }
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {

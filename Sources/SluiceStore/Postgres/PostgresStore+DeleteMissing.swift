@@ -9,15 +9,13 @@ extension PostgresStore {
     /// The table holding the keys a run has seen for `entity`.
     static func seenTable(_ entity: String) -> String { pgInternalName("_sluice_seen_", entity) }
 
-    package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
-        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
-        let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
-        for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
-            seenTracked.insert(schema.name)
-            let seen = pgQuoted(Self.seenTable(schema.name))
-            if !resuming { try connection.execute("DROP TABLE IF EXISTS \(seen)", "emptying \(seen)") }
-            try ensureSeenTable(schema)
-        }
+    /// Records the keys of `schema`'s entity from now on, in its seen-keys
+    /// table, emptied first unless `resuming`.
+    package func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError) {
+        seenTracked.insert(schema.name)
+        let seen = pgQuoted(Self.seenTable(schema.name))
+        if !resuming { try connection.execute("DROP TABLE IF EXISTS \(seen)", "emptying \(seen)") }
+        try ensureSeenTable(schema)
     }
 
     /// Creates the seen-keys table of `schema`'s entity if it is missing,
@@ -111,7 +109,7 @@ extension PostgresStore {
         let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" }).joined(separator: ", ")
         let action = "deleting missing rows of \(table)"
         if shouldAbort?() == true {
-            throw StoreError(path: name, action: action, message: "cancelled", code: StoreError.interruptedCode)
+            throw StoreError(path: name, action: action, message: "cancelled", cause: .interrupted)
         }
         // One statement is one transaction: a kill leaves every row, and
         // the resumed run sweeps again with the same seen keys.

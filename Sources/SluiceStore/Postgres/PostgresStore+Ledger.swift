@@ -144,32 +144,23 @@ extension PostgresStore {
 
     // MARK: - Dangling references
 
-    package func danglingReferences(
-        _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]]
-    ) throws(StoreError) -> [DanglingCount] {
-        var result: [DanglingCount] = []
-        for schema in schemas {
-            if let known = counted[schema.name] {
-                result += known
-            } else {
-                result += try Self.danglingReferences(of: schema, connection)
-            }
+    package func danglingReferences(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
+        try Self.danglingReferences(of: schema, connection)
+    }
+
+    package func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
+        let target = pgQuoted(link.targetColumn.name)
+        let targets = link.choices.isEmpty ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
+        var total = 0
+        for (value, table, key) in targets {
+            let which = value.isEmpty ? "" : "WHERE l.\(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral(value)) "
+            let count = try connection.strings(
+                "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(pgQuoted(link.name)) l \(which)"
+                    + "GROUP BY l.\(target)) g WHERE NOT EXISTS (SELECT 1 FROM \(pgQuoted(table)) t WHERE t.\(pgQuoted(key)) = g.k)",
+                "counting dangling links of \(pgQuoted(link.name))")
+            total += Int(count.first.flatMap { $0 } ?? "") ?? 0
         }
-        for link in links {
-            let target = pgQuoted(link.targetColumn.name)
-            let targets = link.choices.isEmpty ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
-            var total = 0
-            for (value, table, key) in targets {
-                let which = value.isEmpty ? "" : "WHERE l.\(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral(value)) "
-                let count = try connection.strings(
-                    "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(pgQuoted(link.name)) l \(which)"
-                        + "GROUP BY l.\(target)) g WHERE NOT EXISTS (SELECT 1 FROM \(pgQuoted(table)) t WHERE t.\(pgQuoted(key)) = g.k)",
-                    "counting dangling links of \(pgQuoted(link.name))")
-                total += Int(count.first.flatMap { $0 } ?? "") ?? 0
-            }
-            result.append(DanglingCount(name: link.name, count: total, policy: link.missing))
-        }
-        return result
+        return total
     }
 
     /// Rows of `schema` whose reference names a key with no target row, per

@@ -16,7 +16,7 @@ extension PostgresStore {
         var before: String
     }
 
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+    package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
         let stage = try linkStage(link)
         let columns = linkColumns(link)
@@ -87,9 +87,7 @@ extension PostgresStore {
         // Then the rows that stand go in, unless the source keeps equal ones.
         var conditions = [stands]
         if !follows { conditions.append("(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))") }
-        let storedTargetsOnly = !link.missingIsExplicit && link.choices.isEmpty
-            && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
-        if storedTargetsOnly {
+        if link.storedTargetsOnly {
             conditions.append("EXISTS (SELECT 1 FROM \(pgQuoted(link.targetTable)) t WHERE t.\(pgQuoted(link.targetKey)) = \(staged[width]))")
         }
         var parts = [

@@ -8,12 +8,10 @@ extension PostgresStore {
     /// The group number of a change file's deletions in the staging table.
     static let deletionGroup = -1
 
-    func merge(_ batchRows: RowArena, into table: Table) throws(StoreError) -> EntityCounts {
+    package func merge(_ rows: RowArena, _ order: [Int], into batchSchema: TableSchema) throws(StoreError) -> EntityCounts {
+        let table = try table(for: batchSchema)
         let schema = table.schema
-        let mode = schema.mode ?? options.mode
-        // Copied only when a key occurs more than once and a combined row is added.
-        var rows = batchRows
-        let order = schema.keyColumns.isEmpty ? Array(0..<rows.rowCount) : BatchRows.onePerKey(&rows, keyColumns: schema.keyColumns, mode: mode)
+        let mode = schema.mode
         var masks: [ColumnMask] = []
         var groupOf: [ColumnMask: Int] = [:]
         var groups: [Int] = []
@@ -36,8 +34,12 @@ extension PostgresStore {
             sizes[group] += 1
             groups.append(group)
         }
+        // A second batch of the entity in the group reuses its staging
+        // table: the first one's stubs go before it is refilled.
+        if let earlier = table.unstubbed { try stubStaged(earlier, table) }
         let stage = try stageTable(table)
         try copyRows(rows, order, groups, into: stage, table)
+        table.unstubbed = batchSchema
         // The statements that join the staged rows to the table need the
         // staging table's statistics (see ``applyLinks(_:_:)``); the merge
         // reads it once in order and does not.
@@ -208,9 +210,17 @@ extension PostgresStore {
         return result.int(0, 0)
     }
 
-    /// Creates stub rows for the batch's to-one references whose
+    /// Creates the stubs of the batch merged last into `schema`'s table,
+    /// from its staging table, unless a refill made them already.
+    package func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
+        guard let table = tables[schema.name], let staged = table.unstubbed else { return }
+        try stubStaged(staged, table)
+    }
+
+    /// Creates stub rows for the staged batch's to-one references whose
     /// relationship asks for them: one statement per reference.
-    func stubReferences(_ schema: TableSchema, _ table: Table) throws(StoreError) {
+    private func stubStaged(_ schema: TableSchema, _ table: Table) throws(StoreError) {
+        table.unstubbed = nil
         guard let stage = table.stage else { return }
         for reference in schema.references where reference.missing == .stub {
             let value = table.types[reference.column].fromStaging("s.c\(reference.column)")

@@ -12,7 +12,7 @@ import SluiceInput
 /// and its checkpoint commit in one transaction. Rows go in key order and
 /// conflicts resolve on the key, so several importers can write one
 /// database at once.
-package final class PostgresStore: ImportStore {
+package final class PostgresStore: RowStore {
     let connection: PostgresConnection
     /// What libpq was given, for a second connection.
     let conninfo: String
@@ -48,20 +48,14 @@ package final class PostgresStore: ImportStore {
         /// Whether this run deleted rows of the table by key: its link rows
         /// are then written only for sources still stored.
         var deletedByKey = false
+        /// The schema of the batch in the staging table whose stubs are not
+        /// made yet (see ``stubReferences(_:_:)``).
+        var unstubbed: TableSchema?
 
         init(schema: TableSchema) {
             self.schema = schema
             types = schema.columns.map { PostgresType($0.type) }
         }
-    }
-
-    /// Whether `target` names a PostgreSQL database: a `postgresql://` or
-    /// `postgres://` URI, or libpq's keyword form (`dbname=… host=…`).
-    package static func isTarget(_ target: String) -> Bool {
-        if target.hasPrefix("postgresql:") || target.hasPrefix("postgres:") { return true }
-        let keywords: Set<Substring> = ["host", "hostaddr", "port", "dbname", "user", "password", "service", "sslmode", "passfile", "application_name", "options", "connect_timeout"]
-        guard let first = target.split(separator: " ").first, let equals = first.firstIndex(of: "=") else { return false }
-        return keywords.contains(first[..<equals])
     }
 
     /// `conninfo` with its password, if any, replaced by `***`: what may be
@@ -97,7 +91,7 @@ package final class PostgresStore: ImportStore {
     }
 
     /// The server and database, for messages.
-    var name: String { connection.name }
+    package var name: String { connection.name }
 
     /// Runs `body` in a transaction holding sluice's schema lock: two
     /// importers making the same table at once would otherwise collide in
@@ -136,7 +130,7 @@ package final class PostgresStore: ImportStore {
         }
     }
 
-    private func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
+    package func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
         try connection.execute(
             "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES ($1, $2, $3, $4, $5, $6) "
                 + "ON CONFLICT (input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
@@ -148,41 +142,19 @@ package final class PostgresStore: ImportStore {
 
     // MARK: - Applying batches
 
-    package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
+    package func beginGroup() throws(StoreError) {
         try connection.begin("starting a batch transaction")
         // A dry run's savepoints commit nothing, so nothing empties the
         // staging tables: they stay marked and are emptied when refilled.
         if !connection.isDryRun { stagedInTransaction = [] }
-        do throws(StoreError) {
-            var counts: [Int: EntityCounts] = [:]
-            var staged: [(TableSchema, Table)] = []
-            for batch in group.batches where batch.link == nil {
-                let table = try table(for: batch.schema)
-                // A second batch of the entity reuses its staging table:
-                // the first one's stubs go before it is refilled.
-                if let earlier = staged.firstIndex(where: { $0.1 === table }) {
-                    try stubReferences(staged[earlier].0, table)
-                    staged.remove(at: earlier)
-                }
-                counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: table))
-                staged.append((batch.schema, table))
-            }
-            // Stubs after every entity batch: targets created in this group
-            // exist before stubs are considered.
-            for (schema, table) in staged { try stubReferences(schema, table) }
-            for batch in group.batches {
-                if let link = batch.link { try applyLinks(batch.rows, link) }
-            }
-            if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
-            if shouldAbort?() == true {
-                throw StoreError(path: name, action: "committing a batch", message: "cancelled", code: StoreError.interruptedCode)
-            }
-            try connection.commit("committing a batch")
-            return counts
-        } catch {
-            connection.rollback()
-            throw error
-        }
+    }
+
+    package func commitGroup() throws(StoreError) { try connection.commit("committing a batch") }
+
+    /// Rolls back, and forgets the stubs of batches the rollback undid.
+    package func rollbackGroup() {
+        connection.rollback()
+        for table in tables.values { table.unstubbed = nil }
     }
 
     func table(for schema: TableSchema) throws(StoreError) -> Table {

@@ -34,7 +34,7 @@ final class SQLiteConnection {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(db)
             handle = nil
-            throw StoreError(path: path, action: "opening the store", message: message, code: code)
+            throw StoreError(path: path, action: "opening the store", message: message, sqliteCode: code)
         }
         sqlite3_extended_result_codes(db, 1)
         _ = sluice_sqlite_db_config_flag(db, SQLITE_DBCONFIG_DEFENSIVE, 1)
@@ -63,7 +63,8 @@ final class SQLiteConnection {
     func begin(_ action: String) throws(StoreError) {
         guard isDryRun else { return try execute("BEGIN IMMEDIATE", action) }
         guard let handle, sqlite3_get_autocommit(handle) == 0 else {
-            throw StoreError(path: path, action: action, message: "the dry run's transaction was rolled back", code: SQLITE_ABORT)
+            throw StoreError(
+                path: path, action: action, message: "the dry run's transaction was rolled back", sqliteCode: SQLITE_ABORT)
         }
         try execute("SAVEPOINT sluice_unit", action)
     }
@@ -83,7 +84,7 @@ final class SQLiteConnection {
     /// The error for the connection's last failure.
     func error(_ action: String, _ code: Int32) -> StoreError {
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "the store is closed"
-        return StoreError(path: path, action: action, message: message, code: code)
+        return StoreError(path: path, action: action, message: message, sqliteCode: code)
     }
 
     /// Runs SQL with no parameters and no result rows.

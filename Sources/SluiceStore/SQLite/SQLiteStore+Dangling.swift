@@ -7,63 +7,40 @@ import SluiceRecords
 extension SQLiteStore {
     /// A read-only connection to this store's file (WAL lets it read while
     /// the store writes); nil for an in-memory store, a dry run (another
-    /// connection would not see its writes) or when it cannot open.
+    /// connection would not see its writes) or when it cannot open. The
+    /// counter keeps this store open until it closes its own connection, so
+    /// that the store's is the last to close and checkpoints the WAL into
+    /// the database file, whichever of the two its owner drops first.
     package func makeReferenceCounter() -> (any ReferenceCounter)? {
         guard !connection.isDryRun else { return nil }
-        return try? DanglingReferenceCounter(path: connection.path)
+        return try? DanglingReferenceCounter(store: self)
     }
 
-    /// Links whose target row does not exist, per relationship
-    /// (`Entity.relationship`), in schema order then link order; the
-    /// references of the schemas in `counted` are taken from it instead of
-    /// being counted again. O(source rows) for references and O(links) for
-    /// link tables (one index probe per distinct target).
-    package func danglingReferences(
-        _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]] = [:]
-    ) throws(StoreError) -> [DanglingCount] {
-        var result: [DanglingCount] = []
-        for schema in schemas {
-            if let known = counted[schema.name] {
-                result += known
-            } else {
-                result += try connection.danglingReferences(of: schema)
-            }
-        }
-        for link in links {
-            let target = quoted(link.targetColumn.name)
-            let targets = link.choices.isEmpty
-                ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
-            var total = 0
-            for (value, table, key) in targets {
-                let which = value.isEmpty ? "" : "WHERE l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' "
-                // Grouped on the target index: one probe per distinct target
-                // rather than per link (5,000,000 links to 30 tags: 0.89 → 0.38 s).
-                let count = try connection.strings(
-                    "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(quoted(link.name)) l "
-                        + "\(which)GROUP BY l.\(target)) g "
-                        + "WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) t WHERE t.\(quoted(key)) = g.k)",
-                    column: 0, "counting dangling links")
-                total += Int(count.first ?? "") ?? 0
-            }
-            result.append(DanglingCount(name: link.name, count: total, policy: link.missing))
-        }
-        return result
+    /// Rows of `schema`'s table whose reference names a key with no target
+    /// row, per reference. One scan of the table per reference.
+    package func danglingReferences(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
+        try connection.danglingReferences(of: schema)
     }
-}
 
-/// How many links of one relationship point at no row.
-package struct DanglingCount: Sendable, Equatable {
-    /// `Entity.relationship` for references, the link table's name for links.
-    package var name: String
-    package var count: Int
-    /// What the relationship says a missing target means.
-    package var policy: MissingTargetPolicy
-
-    /// `count` dangling links of relationship `name` under `policy`.
-    package init(name: String, count: Int, policy: MissingTargetPolicy) {
-        self.name = name
-        self.count = count
-        self.policy = policy
+    /// How many of `link`'s rows name a target row that does not exist.
+    /// O(links), one index probe per distinct target.
+    package func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
+        let target = quoted(link.targetColumn.name)
+        let targets = link.choices.isEmpty
+            ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
+        var total = 0
+        for (value, table, key) in targets {
+            let which = value.isEmpty ? "" : "WHERE l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' "
+            // Grouped on the target index: one probe per distinct target
+            // rather than per link (5,000,000 links to 30 tags: 0.89 → 0.38 s).
+            let count = try connection.strings(
+                "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(quoted(link.name)) l "
+                    + "\(which)GROUP BY l.\(target)) g "
+                    + "WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) t WHERE t.\(quoted(key)) = g.k)",
+                column: 0, "counting dangling links")
+            total += Int(count.first ?? "") ?? 0
+        }
+        return total
     }
 }
 
@@ -92,13 +69,22 @@ package final class DanglingReferenceCounter: ReferenceCounter, @unchecked Senda
     private let connection: SQLiteConnection
     /// The connection's handle, for ``interrupt()`` from another thread.
     private let handle: OpaquePointer?
+    /// The store counted, held (never used) so that it closes after this
+    /// counter's connection: SQLite checkpoints the WAL into the database
+    /// file only when the last connection closes, and this read-only one
+    /// cannot.
+    private let store: SQLiteStore
 
-    /// Opens the store at `path` for reading.
-    package init(path: String) throws(StoreError) {
-        connection = try SQLiteConnection(path: path, readOnly: true)
+    /// Opens `store`'s file for reading.
+    init(store: SQLiteStore) throws(StoreError) {
+        self.store = store
+        connection = try SQLiteConnection(path: store.connection.path, readOnly: true)
         handle = connection.handle
         try connection.execute("PRAGMA cache_size=-2048", "sizing the page cache")
     }
+
+    /// Closes the connection before the store is let go.
+    deinit { connection.close() }
 
     /// The dangling references of `schema`, per reference. One scan of its
     /// table per reference.

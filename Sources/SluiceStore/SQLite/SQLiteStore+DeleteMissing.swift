@@ -18,20 +18,15 @@ extension SQLiteStore {
     /// transaction, while a reader or a kill waits for at most one chunk.
     static let sweepChunkRows: Int64 = 10_000
 
-    /// Prepares key tracking for every entity with delete-missing, and for
-    /// the parents its delete scope names. A run that does not resume drops
-    /// the seen keys of any earlier run; the tables are made when the first
-    /// keys arrive, typed like the entity's key so that the sweep's lookups
-    /// use their primary key.
-    package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
-        let deleting = schemas.filter { ($0.deleteMissing ?? options.deleteMissing) && !$0.keyColumns.isEmpty }
-        let parents = Set(deleting.compactMap { $0.deleteScopeParent?.targetTable })
-        for schema in schemas where !schema.keyColumns.isEmpty && (deleting.contains { $0.name == schema.name } || parents.contains(schema.name)) {
-            seenTracked.insert(schema.name)
-            if !resuming {
-                let table = quoted(Self.seenTable(schema.name))
-                try connection.execute("DROP TABLE IF EXISTS \(table)", "emptying \(table)")
-            }
+    /// Records the keys of `schema`'s entity from now on. A run that does
+    /// not resume drops the seen keys of any earlier run; the table is made
+    /// when the first keys arrive, typed like the entity's key so that the
+    /// sweep's lookups use its primary key.
+    package func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError) {
+        seenTracked.insert(schema.name)
+        if !resuming {
+            let table = quoted(Self.seenTable(schema.name))
+            try connection.execute("DROP TABLE IF EXISTS \(table)", "emptying \(table)")
         }
     }
 
@@ -107,7 +102,7 @@ extension SQLiteStore {
         var lower = Int64.min
         while true {
             if shouldAbort?() == true {
-                throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", code: SQLITE_INTERRUPT)
+                throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", sqliteCode: SQLITE_INTERRUPT)
             }
             try connection.begin("starting delete-missing of \(quoted(schema.name))")
             do throws(StoreError) {

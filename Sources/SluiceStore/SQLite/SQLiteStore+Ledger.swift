@@ -161,7 +161,7 @@ extension SQLiteStore {
             try durably("recording the end of the run") { () throws(StoreError) in
                 try recordEnd(id, status: status, records: records, counts: counts, error: message)
             }
-        } catch where error.code & 0xFF == SQLITE_FULL {
+        } catch where error.cause == .diskFull {
             reserve.remove()
             try durably("recording the end of the run") { () throws(StoreError) in
                 try recordEnd(id, status: status, records: records, counts: counts, error: message)
@@ -187,7 +187,7 @@ extension SQLiteStore {
     package static func status(path: String) throws(StoreError) -> StoreStatus {
         do {
             return try status(of: SQLiteConnection(path: path, readOnly: true))
-        } catch where error.code & 0xFF == SQLITE_CANTOPEN {
+        } catch where error.cause == .cannotOpen {
             // A store on a read-only filesystem: SQLite cannot make the WAL's
             // shared-memory file there, but nothing can change the file either.
             return try status(of: SQLiteConnection(path: path, immutable: true))

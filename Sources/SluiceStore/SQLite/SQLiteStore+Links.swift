@@ -67,7 +67,7 @@ extension SQLiteStore {
     /// ``StoreOptions/lookupKeys`` sources) and, when they differ, deleted and
     /// the new ones inserted; equal lists are left alone, and a source with
     /// none stored just gets its links. Under `union` the new links are added.
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
+    package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
         let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
@@ -79,10 +79,6 @@ extension SQLiteStore {
         let insert = try SQLiteStatement(connection, insertSQL, "preparing link inserts")
         let (unlinking, linking) = ("unlinking \(quoted(link.name))", "linking \(quoted(link.name))")
         let width = link.sourceColumns.count
-        // A target entity in update-only mode skips new keys: unless the
-        // mapping says what a missing target means, link stored rows only.
-        let storedTargetsOnly = !link.missingIsExplicit && link.choices.isEmpty
-            && (tables[link.targetTable]?.schema.mode ?? options.mode) == .updateOnly
         // Each target is stubbed once per batch (tags repeat across sources).
         var stubbed: [String: Set<LinkValue>] = [:]
         // Counted here and added to ``sideWrites`` once per batch rather
@@ -107,7 +103,7 @@ extension SQLiteStore {
                     removed += try delete.run(unlinking)
                 }
                 for row in source.kept {
-                    if storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
+                    if link.storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
                     insert.rewind()
                     for column in 0..<link.columnCount { bind(insert.handle, Int32(column + 1), rows[row, column], bytes) }
                     added += try insert.run(linking)
@@ -181,7 +177,7 @@ extension SQLiteStore {
 
     /// Creates stub rows for the to-one references of a batch whose
     /// relationship asks for them, one statement per distinct key.
-    func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
+    package func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError) {
         let stubbing = schema.references.filter { $0.missing == .stub }
         guard !stubbing.isEmpty else { return }
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in

@@ -17,12 +17,12 @@ import SluiceInput
 /// commit in one transaction. WAL journal, `synchronous=NORMAL`: batch
 /// commits are synced by the WAL checkpoints; the ledger writes that start
 /// and end a run sync everything before them (docs/durability.md).
-package final class SQLiteStore: ImportStore {
+package final class SQLiteStore: RowStore {
     let connection: SQLiteConnection
     let options: StoreOptions
     var tables: [String: TableState] = [:]
     /// The tables whose keys this run records as seen (see
-    /// ``startTrackingSeenKeys(_:resuming:)``).
+    /// ``trackSeenKeys(of:resuming:)``).
     var seenTracked: Set<String> = []
     /// What ``prepare(_:links:)`` changed in existing tables to follow the
     /// mapping (column types migrated), one line each.
@@ -38,6 +38,9 @@ package final class SQLiteStore: ImportStore {
     /// Asked just before each commit; when it returns true the transaction
     /// is rolled back and ``apply(_:)`` throws (used for cancellation).
     package var shouldAbort: (@Sendable () -> Bool)?
+
+    /// The store's path.
+    package var name: String { connection.path }
 
     /// Interrupts the statement running on another thread, if any; the
     /// transaction then rolls back. Safe to call from any thread.
@@ -234,30 +237,9 @@ package final class SQLiteStore: ImportStore {
 
     // MARK: - Applying batches
 
-    package func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts] {
-        try connection.begin("starting a batch transaction")
-        do throws(StoreError) {
-            var counts: [Int: EntityCounts] = [:]
-            for batch in group.batches where batch.link == nil {
-                counts[batch.entity, default: EntityCounts()].add(try merge(batch.rows, into: try table(for: batch.schema)))
-            }
-            // Links and stubs after every entity batch: targets created in
-            // this group exist before stubs are considered.
-            for batch in group.batches where batch.link == nil { try stubReferences(batch.rows, batch.schema) }
-            for batch in group.batches {
-                if let link = batch.link { try applyLinks(batch.rows, link) }
-            }
-            if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
-            if shouldAbort?() == true {
-                throw StoreError(path: connection.path, action: "committing a batch", message: "cancelled", code: SQLITE_INTERRUPT)
-            }
-            try connection.commit("committing a batch")
-            return counts
-        } catch {
-            connection.rollback()
-            throw error
-        }
-    }
+    package func beginGroup() throws(StoreError) { try connection.begin("starting a batch transaction") }
+    package func commitGroup() throws(StoreError) { try connection.commit("committing a batch") }
+    package func rollbackGroup() { connection.rollback() }
 
     private func table(for schema: TableSchema) throws(StoreError) -> TableState {
         if let state = tables[schema.name], state.schema.columns.count == schema.columns.count { return state }
@@ -265,7 +247,7 @@ package final class SQLiteStore: ImportStore {
         return tables[schema.name]!
     }
 
-    private func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
+    package func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
         guard let statement = checkpointStatement else {
             throw StoreError(path: connection.path, action: "saving the checkpoint", message: "the store is closed", code: 0)
         }
@@ -279,16 +261,14 @@ package final class SQLiteStore: ImportStore {
         try statement.run("saving the checkpoint")
     }
 
-    /// The find-or-create merge of one batch. O(n log n) in the batch's rows
-    /// for the sort, plus one lookup per ``StoreOptions/lookupKeys`` keys
-    /// (none when every key follows the stored ones) and one write per new
-    /// or changed row.
-    private func merge(_ batchRows: RowArena, into table: TableState) throws(StoreError) -> EntityCounts {
+    /// The find-or-create merge of one batch: one lookup per
+    /// ``StoreOptions/lookupKeys`` keys (none when every key follows the
+    /// stored ones) and one write per new or changed row.
+    package func merge(_ rows: RowArena, _ order: [Int], into schema: TableSchema) throws(StoreError) -> EntityCounts {
+        let table = try table(for: schema)
         let keys = table.schema.keyColumns
-        let mode = table.schema.mode ?? options.mode
-        // Copied only when a key occurs more than once and a combined row is added.
-        var rows = batchRows
-        var order = keys.isEmpty ? Array(0..<rows.rowCount) : BatchRows.onePerKey(&rows, keyColumns: keys, mode: mode)
+        let mode = table.schema.mode
+        var order = order
         var counts = EntityCounts()
         if !rows.deletions.isEmpty {
             // Deletions go first: a key deleted and written again in the

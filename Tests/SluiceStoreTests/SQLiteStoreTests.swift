@@ -4,27 +4,6 @@ import SluiceBatching
 import SluiceTestSupport
 import Testing
 
-/// A table "T" with an integer key and two columns.
-let schema = TableSchema(
-    name: "T",
-    columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "name", type: .string),
-              ColumnSchema(name: "n", type: .integer, defaultValue: .integer(7))],
-    keyColumns: [0])
-
-/// A group with rows of (id, name?, n?) where nil means absent.
-func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> BatchGroup {
-    var arena = RowArena(columnCount: 3)
-    for (ordinal, row) in rows.enumerated() {
-        arena.beginRow(ordinal: ordinal + 1)
-        arena.set(0, .integer(row.0))
-        if let name = row.1 { arena.set(1, arena.text(Array(name.utf8))) }
-        if let n = row.2 { arena.set(2, .integer(n)) }
-    }
-    return BatchGroup(
-        batches: [Batch(entity: 0, schema: schema, rows: arena)],
-        checkpoint: Checkpoint(input: "in", records: rows.count, bytes: 0), rawBytes: 0, records: rows.count)
-}
-
 @Suite struct SQLiteStoreTests {
     let path = TestPaths.temporaryDirectory().appendingPathComponent("s.sqlite").path
 
@@ -152,55 +131,5 @@ func group(_ rows: [(Int64, String?, Int64?)], schema: TableSchema = schema) -> 
 
     @Test func unwritableStoreIsAnError() {
         #expect(throws: StoreError.self) { try SQLiteStore(path: "/nonexistent-dir/x.sqlite") }
-    }
-}
-
-func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCounts {
-    var counts = EntityCounts()
-    counts.inserted = inserted
-    counts.updated = updated
-    counts.unchanged = unchanged
-    return counts
-}
-
-@Suite struct DeleteMissingSweepTests {
-    let path = TestPaths.temporaryDirectory().appendingPathComponent("sweep.sqlite").path
-
-    /// The sweep's probe of the seen keys must use their primary key: with
-    /// an untyped seen-keys column it scanned the whole table for every
-    /// stored row (200,000 stored, 100,000 seen: 498 s; now under a second
-    /// in the nightly-sync benchmark).
-    @Test(arguments: [AttributeType.integer, .string]) func probesTheSeenKeysByTheirPrimaryKey(type: AttributeType) throws {
-        var keyed = schema
-        keyed.columns[0].type = type
-        var options = StoreOptions()
-        options.deleteMissing = true
-        let store = try SQLiteStore(path: path, options: options)
-        try store.prepare([keyed])
-        try store.startTrackingSeenKeys([keyed], resuming: false)
-        _ = try store.apply(group([(1, "a", 1)], schema: keyed))
-        let sweep = try SweepStatements(store, keyed, [])
-        let plan = StoreReader(path).rows("EXPLAIN QUERY PLAN " + sweep.unseenRows).map { $0.last.flatMap { $0 } ?? "" }
-        #expect(plan.contains { $0.hasPrefix("SEARCH s USING PRIMARY KEY") }, "\(plan)")
-        #expect(!plan.contains { $0.contains("SCAN s") }, "\(plan)")
-    }
-
-    @Test func sweepsInChunksAndDeletesExactlyTheUnseenRows() throws {
-        var options = StoreOptions()
-        options.deleteMissing = true
-        let store = try SQLiteStore(path: path, options: options)
-        try store.prepare([schema])
-        let run = try store.beginRun(inputs: ["t"], options: "{}", resumeCommand: nil)
-        let total = Int(SQLiteStore.sweepChunkRows) * 2 + 17
-        _ = try store.apply(group((1...total).map { (Int64($0), "r\($0)", nil) }))
-        try store.startTrackingSeenKeys([schema], resuming: false)
-        _ = try store.apply(group((1...total).filter { $0 % 3 == 0 }.map { (Int64($0), "r\($0)", nil) }))
-        #expect(try store.hasSeenKeys(schema))
-        #expect(try store.deleteMissing(schema) == total - total / 3)
-        try store.stopTrackingSeenKeys(run: run)
-        let reader = StoreReader(path)
-        #expect(reader.value("SELECT swept FROM _sluice_runs WHERE id = \(run)") == "1")
-        #expect(reader.count("T") == total / 3)
-        #expect(reader.value("SELECT count(*) FROM T WHERE id % 3 != 0") == "0")
     }
 }

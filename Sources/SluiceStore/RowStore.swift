@@ -1,0 +1,51 @@
+import SluiceBatching
+@_spi(Machinery) import SluiceRecords
+
+/// A store that keeps the rows it is given (``SQLiteStore``,
+/// ``PostgresStore``): the primitives out of which the seam's shared code
+/// makes, once for every such store, the group transaction and the merge
+/// prelude (``apply(_:)``), the choice of the tables whose keys a run
+/// records (``startTrackingSeenKeys(_:resuming:)``) and the dangling counts
+/// with those counted early (``danglingReferences(_:_:counted:)``). A store
+/// implements these primitives and the rest of ``ImportStore``.
+package protocol RowStore: ImportStore {
+    /// The store's file, or its server and database, for messages.
+    var name: String { get }
+
+    /// Opens the transaction of a group of batches.
+    func beginGroup() throws(StoreError)
+    /// Merges one entity batch into `schema`'s table (made first when it is
+    /// missing or has fewer columns). `order` is the rows to write, one per
+    /// key in key order (``BatchRows/mergeOrder(_:_:)``): those that are
+    /// deletions delete their key and the links from it first; then new keys
+    /// are inserted, changed rows updated and unchanged rows left alone as
+    /// ``TableSchema/mode`` says, and, when the table's keys are tracked
+    /// (``trackSeenKeys(of:resuming:)``), the keys that are not deletions are
+    /// recorded as seen. Returns what it did.
+    func merge(_ rows: RowArena, _ order: [Int], into schema: TableSchema) throws(StoreError) -> EntityCounts
+    /// Creates the stub rows that the to-one references of an entity batch
+    /// merged in this group ask for (``Reference/missing``); called once
+    /// every entity batch of the group is merged.
+    func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError)
+    /// Applies one batch of `link`'s rows: per source, links equal to the
+    /// stored ones are left alone and different ones replace them, as the
+    /// link's rule says; stubs for missing targets when asked.
+    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError)
+    /// Saves how far an input has been read, in the group's transaction.
+    func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError)
+    /// Commits the group's transaction.
+    func commitGroup() throws(StoreError)
+    /// Rolls the group's transaction back, after an error.
+    func rollbackGroup()
+
+    /// From now on records the keys each merge into `schema`'s table
+    /// writes, finds unchanged or skips; unless `resuming`, forgets the keys
+    /// recorded before.
+    func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError)
+
+    /// Rows of `schema`'s table whose reference names a key with no target
+    /// row, per reference.
+    func danglingReferences(of schema: TableSchema) throws(StoreError) -> [DanglingCount]
+    /// How many of `link`'s rows name a target row that does not exist.
+    func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int
+}

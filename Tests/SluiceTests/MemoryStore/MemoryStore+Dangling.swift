@@ -1,0 +1,50 @@
+import SluiceStore
+@_spi(Machinery) import SluiceRecords
+
+/// Links whose target row does not exist, counted at the end of a run
+/// (``RowStore/danglingReferences(_:_:counted:)`` merges them).
+extension MemoryStore {
+    /// Per reference: how many rows name a key no target row has. O(rows).
+    func danglingReferences(of schema: TableSchema) throws(StoreError) -> [DanglingCount] {
+        let action = "counting dangling references"
+        guard let table = state.tables[schema.name] else { throw failure(action, "no such table: \(schema.name)") }
+        let columns = try positions(of: schema, in: table)
+        return try schema.references.map { (reference) throws(StoreError) in
+            let targets = try values(of: reference.targetKey, in: reference.targetTable, action)
+            let count = table.rows.values.filter { row in
+                let value = row[columns[reference.column]]
+                return value != .null && !targets.contains(value)
+            }.count
+            return DanglingCount(name: "\(schema.name).\(reference.name)", count: count, policy: reference.missing)
+        }
+    }
+
+    /// How many of `link`'s rows name a target no row has, per target
+    /// entity when its items name one. O(links).
+    func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
+        let action = "counting dangling links"
+        guard let table = state.tables[link.name], let target = table.column(link.targetColumn.name) else {
+            throw failure(action, "no such table: \(link.name)")
+        }
+        let entity = table.column(LinkSchema.entityColumnName)
+        let choices = link.choices.isEmpty
+            ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
+        var total = 0
+        for (value, targetTable, targetKey) in choices {
+            let targets = try values(of: targetKey, in: targetTable, action)
+            let named = MemoryValue.text(Array(value.utf8))
+            total += table.rows.values.filter { row in
+                (value.isEmpty || entity.map { row[$0] == named } ?? false) && !targets.contains(row[target])
+            }.count
+        }
+        return total
+    }
+
+    /// The values column `name` of table `table` holds.
+    private func values(of name: String, in table: String, _ action: String) throws(StoreError) -> Set<MemoryValue> {
+        guard let stored = state.tables[table], let column = stored.column(name) else {
+            throw failure(action, "no such column: \(table).\(name)")
+        }
+        return Set(stored.rows.values.map { $0[column] })
+    }
+}
