@@ -3,7 +3,7 @@ import SluiceBatching
 
 /// The key-ordered apply's second thread: it merges each table's sorted runs
 /// into batches (reading and decoding the run files) while the store thread
-/// writes the previous batch to SQLite, so the two costs overlap instead of
+/// writes the previous batch to the store, so the two costs overlap instead of
 /// adding up. On 200,000 generated events the merge was a third of the
 /// apply phase.
 ///

@@ -57,11 +57,12 @@ public final class StageBenchmarks {
         return rows
     }
 
-    /// A new SQLite store at `path` with the mapping's tables, ready for
+    /// A new store at `path`, read as `--into` reads it (a file path is a
+    /// SQLite store), with the mapping's tables, ready for
     /// ``apply(to:)`` (kept apart so that a benchmark can leave it out of
     /// its measurement).
     public func prepareStore(at path: String) throws -> StoreHandle {
-        let store = try StoreTarget.sqlite(path: path).open(options: StoreOptions())
+        let store = try StoreTarget(path).open(options: StoreOptions())
         try store.prepare(compiled.mappers.map(\.schema), links: compiled.links)
         return StoreHandle(store: store)
     }

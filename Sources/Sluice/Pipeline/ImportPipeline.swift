@@ -45,30 +45,36 @@ final class ImportPipeline {
         var resumePoints: [String: Int] = [:]
         var resumedStreams: [String: InputIdentity] = [:]
         let target = StoreTarget(storePath)
-        do {
-            store = try openStore?(options.store, options.dryRun)
-                ?? target.open(options: options.store, dryRun: options.dryRun)
+        do throws(StoreError) {
+            if let openStore {
+                store = try openStore(options.store, options.dryRun)
+            } else {
+                store = try target.open(options: options.store, dryRun: options.dryRun)
+            }
             for mapper in compiled.mappers where !mapper.tableIsReady {
                 if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
             }
             // A table still waiting for its first record is made with its first batch.
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)
-            let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
-            if options.resume {
-                resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions)
-                (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs)
-            }
+        } catch {
+            throw .store(error)
+        }
+        let runOptions = RunOptions(fingerprint: compiled.fingerprint, options: options)
+        if options.resume {
+            resumedRun = try Self.interruptedRun(store, inputs: inputs.map(\.name), runOptions)
+            (resumePoints, resumedStreams) = try Self.resumePoints(store, inputs)
+        }
+        do throws(StoreError) {
             if !options.resume { try store.clearCheckpoints(inputs.map(\.name)) }
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
             // Last, so that a run refused above leaves no ledger row: its
             // durable commit makes the two above durable too.
-            runID = options.dryRun ? 0 : try store.beginRun(inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
-        } catch let error as ImportError {
-            throw error
-        } catch let error as StoreError {
-            throw .store(error)
+            runID = options.dryRun
+                ? 0
+                : try store.beginRun(
+                    inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
         } catch {
-            throw .usage("\(error)")
+            throw .store(error)
         }
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sorter = options.order == .key

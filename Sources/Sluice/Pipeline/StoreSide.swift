@@ -84,6 +84,16 @@ final class StoreSide {
         do { try applyInKeyOrder(sorter) } catch { exchange.failure.set(error) }
     }
 
+    /// The merge's next item, a failure of its sorted runs a spill error.
+    private func nextItem(of feed: MergedBatchFeed) throws(ImportError) -> MergedBatchFeed.Item? {
+        do { return try feed.next() } catch { throw .spill(error) }
+    }
+
+    /// Runs a store call; its failure is the run's store error.
+    private func storing<T>(_ call: () throws(StoreError) -> T) throws(ImportError) -> T {
+        do { return try call() } catch { throw .store(error) }
+    }
+
     /// Applies one group in its own transaction and adds up its counts.
     func applyToStore(_ group: BatchGroup) throws(ImportError) {
         let applied: [Int: EntityCounts]
@@ -109,35 +119,27 @@ final class StoreSide {
         rowsToApply = sorter.rowsAdded
         var rowsAppliedBefore = 0
         applyStart = ImportPipeline.now()
-        do {
-            while let item = try feed.next() {
-                if exchange.cancelled.isSet { return }
-                switch item {
-                case .batch(let batch, let startsTable):
-                    if startsTable, let link = batch.link, try store.beginBulkLinks(link) { bulkLink = link }
-                    table = batch.link?.name ?? batch.schema.name
-                    try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
-                    rowsApplied += batch.rows.rowCount
-                    reportProgress(.applying, table: table)
-                    feed.recycle(batch.rows)
-                case .tableEnd:
-                    // Repeated keys were combined: the rows left to apply are fewer.
-                    let applied = rowsApplied - rowsAppliedBefore
-                    rowsToApply = (rowsToApply ?? 0) - (sorter.rowsAdded(to: table) - applied)
-                    rowsAppliedBefore = rowsApplied
-                    if let link = bulkLink { try store.endBulkLinks(link) }
-                    bulkLink = nil
-                    earlyCounts?.tableEnded(table)
+        while let item = try nextItem(of: feed) {
+            if exchange.cancelled.isSet { return }
+            switch item {
+            case .batch(let batch, let startsTable):
+                if startsTable, let link = batch.link, try storing({ () throws(StoreError) in try store.beginBulkLinks(link) }) {
+                    bulkLink = link
                 }
+                table = batch.link?.name ?? batch.schema.name
+                try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
+                rowsApplied += batch.rows.rowCount
+                reportProgress(.applying, table: table)
+                feed.recycle(batch.rows)
+            case .tableEnd:
+                // Repeated keys were combined: the rows left to apply are fewer.
+                let applied = rowsApplied - rowsAppliedBefore
+                rowsToApply = (rowsToApply ?? 0) - (sorter.rowsAdded(to: table) - applied)
+                rowsAppliedBefore = rowsApplied
+                if let link = bulkLink { try storing { () throws(StoreError) in try store.endBulkLinks(link) } }
+                bulkLink = nil
+                earlyCounts?.tableEnded(table)
             }
-        } catch let error as StoreError {
-            throw .store(error)
-        } catch let error as SpillError {
-            throw .spill(error)
-        } catch let error as ImportError {
-            throw error
-        } catch {
-            throw .usage("\(error)")
         }
         feed.stop()
         for checkpoint in sorter.checkpoints {
