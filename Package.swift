@@ -64,13 +64,17 @@ let package = Package(
             dependencies: ["SluiceInput", "SluiceParsers", "SluiceRecords", "SluiceBatching", "SluiceStore"]),
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "CSluiceMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "Sluice", "CSluiceMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // A program embedding the library, as a user's would (run by a test).
         .executableTarget(name: "LibraryExample", dependencies: ["Sluice"], path: "Examples/Library"),
 
         // The power-loss SQLite VFS (PowerLossTests): test support, never in the product.
         .target(name: "CSluiceTestVFS", dependencies: ["CSluiceSQLite3"], path: "Tests/CSluiceTestVFS"),
-        .target(name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3", "CSluicePQ"], path: "Tests/SluiceTestSupport"),
+        .target(
+            name: "SluiceTestSupport", dependencies: ["Sluice", "CSluiceSQLite3", "CSluicePQ"],
+            path: "Tests/SluiceTestSupport"),
         .testTarget(name: "SluiceInputTests", dependencies: ["SluiceInput", "SluiceTestSupport"]),
         .testTarget(name: "SluiceParsersTests", dependencies: ["SluiceParsers", "SluiceTestSupport"]),
         .testTarget(name: "SluiceRecordsTests", dependencies: ["SluiceRecords", "SluiceTestSupport"]),

@@ -12,7 +12,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceFuzzer",
             dependencies: [.product(name: "Sluice", package: "sluice")],
-            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])]),
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])])
     ],
     swiftLanguageModes: [.v6]
 )

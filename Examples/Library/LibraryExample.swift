@@ -48,7 +48,9 @@ struct LibraryExample {
             case .progress(let progress):
                 if phases.last != progress.phase { phases.append(progress.phase) }
             case .finished(let report):
-                print("day 1: \(report[entity: "Event"]?.inserted ?? 0) events inserted; phases: \(phases.map(\.rawValue).joined(separator: ", "))")
+                print(
+                    "day 1: \(report[entity: "Event"]?.inserted ?? 0) events inserted; phases: \(phases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
         }
 

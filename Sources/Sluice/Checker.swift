@@ -32,7 +32,9 @@ public enum Checker {
         if let known = format ?? InputFormat.detect(path: path) { parser = start(known) }
         while true {
             let count: Int
-            do { count = try source.read(into: chunk) } catch { throw .damagedInput(error, decompressedBytes: bytes, record: nil) }
+            do { count = try source.read(into: chunk) } catch {
+                throw .damagedInput(error, decompressedBytes: bytes, record: nil)
+            }
             if count == 0 { break }
             let piece = UnsafeRawBufferPointer(rebasing: chunk[..<count])
             if parser == nil {

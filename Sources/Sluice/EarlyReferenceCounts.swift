@@ -35,10 +35,12 @@ final class EarlyReferenceCounts {
         for schema in schemas where !schema.references.isEmpty {
             let targets = Set(schema.references.map(\.targetTable))
             let stubbedByOthers = schemas.contains { other in
-                other.name != schema.name && other.references.contains { $0.missing == .stub && targets.contains($0.targetTable) }
+                other.name != schema.name
+                    && other.references.contains { $0.missing == .stub && targets.contains($0.targetTable) }
             }
             let stubbedByLinks = compiled.links.contains { link in
-                link.missing == .stub && (targets.contains(link.targetTable) || link.choices.contains { targets.contains($0.table) })
+                link.missing == .stub
+                    && (targets.contains(link.targetTable) || link.choices.contains { targets.contains($0.table) })
             }
             if !stubbedByOthers && !stubbedByLinks { candidates.append((schema, targets.union([schema.name]))) }
         }

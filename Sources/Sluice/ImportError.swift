@@ -32,7 +32,8 @@ public enum ImportError: Error, CustomStringConvertible {
         case .damagedInput(let error, let bytes, let record):
             // Placed as a parse error is: `file (byte N of the decompressed stream), record N: …`.
             let reason = "\(error)".dropFirst(error.path.count + 2)
-            return "\(error.path) (byte \(bytes) of the decompressed stream)\(record.map { ", record \($0)" } ?? ""): \(reason)"
+            return
+                "\(error.path) (byte \(bytes) of the decompressed stream)\(record.map { ", record \($0)" } ?? ""): \(reason)"
         case .parse(let error): return "\(error)"
         case .mapping(let error): return "invalid mapping:\n\(error)"
         case .store(let error): return "store error: \(error)"

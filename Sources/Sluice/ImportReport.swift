@@ -32,7 +32,8 @@ public struct ImportReport: Sendable, Equatable, Codable {
         lhs.records == rhs.records && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
             && lhs.entities.map(\.name) == rhs.entities.map(\.name)
             && lhs.entities.map(\.counts) == rhs.entities.map(\.counts) && lhs.dangling == rhs.dangling
-            && lhs.warnings == rhs.warnings && lhs.tables == rhs.tables && lhs.dryRun == rhs.dryRun && lhs.wouldFail == rhs.wouldFail
+            && lhs.warnings == rhs.warnings && lhs.tables == rhs.tables && lhs.dryRun == rhs.dryRun
+            && lhs.wouldFail == rhs.wouldFail
     }
 
     /// `{"records": N, "bytes": N, "seconds": S, "entities": {"Post":
@@ -88,7 +89,9 @@ public struct ImportReport: Sendable, Equatable, Codable {
 }
 
 extension ImportReport {
-    private enum CodingKeys: String, CodingKey { case records, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail }
+    private enum CodingKeys: String, CodingKey {
+        case records, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail
+    }
 
     /// An entity's counts under its name, as ``entities`` holds them.
     private struct NamedCounts: Codable {
@@ -151,7 +154,10 @@ public struct TableReport: Sendable, Equatable, Codable {
     public var stubs = 0
 
     /// A table's report; the counts start at zero.
-    public init(name: String, kind: Kind, inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0, stubs: Int = 0) {
+    public init(
+        name: String, kind: Kind, inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0,
+        stubs: Int = 0
+    ) {
         self.name = name
         self.kind = kind
         self.inserted = inserted

@@ -96,7 +96,9 @@ public struct Importer: Sendable {
             await withCheckedContinuation { continuation in
                 Worker {
                     do throws(ImportError) {
-                        continuation.resume(returning: .success(try runBlocking(inputs: inputs, progress: progress, cancellation: flag)))
+                        continuation.resume(
+                            returning: .success(try runBlocking(inputs: inputs, progress: progress, cancellation: flag))
+                        )
                     } catch {
                         continuation.resume(returning: .failure(error))
                     }

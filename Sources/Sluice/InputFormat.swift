@@ -36,13 +36,16 @@ public enum InputFormat: String, Sendable, CaseIterable {
     public static func detect(path: String) -> InputFormat? {
         guard path != "-", let named = guess(fromName: path) else { return nil }
         // Only a regular file can be looked into: reading a pipe would consume it.
-        guard named == .json, Input.isRegularFile(path), let source = try? Input.open(path: path, chunkSize: 64 << 10) else {
+        guard named == .json, Input.isRegularFile(path), let source = try? Input.open(path: path, chunkSize: 64 << 10)
+        else {
             return named
         }
         let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { head.deallocate() }
         var count = 0
-        while count < head.count, let got = try? source.read(into: UnsafeMutableRawBufferPointer(rebasing: head[count...])), got > 0 {
+        while count < head.count,
+            let got = try? source.read(into: UnsafeMutableRawBufferPointer(rebasing: head[count...])), got > 0
+        {
             count += got
         }
         return holdsSeveralValues(UnsafeRawBufferPointer(rebasing: head[..<count])) ? .jsonl : named
@@ -52,7 +55,10 @@ public enum InputFormat: String, Sendable, CaseIterable {
     /// start of another (strings and escapes followed; a first value longer
     /// than `text` counts as one document). O(bytes).
     static func holdsSeveralValues(_ text: UnsafeRawBufferPointer) -> Bool {
-        var depth = 0, inString = false, escaped = false, scalar = false
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var scalar = false
         // 0 before the first value, 1 inside it, 2 after it.
         var state = 0
         for byte in text {

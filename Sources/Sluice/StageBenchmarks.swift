@@ -26,7 +26,9 @@ public final class StageBenchmarks {
         let parser = JSONPushParser(handler: assembler, name: path, multipleValues: true)
         func cutGroup() {
             let records = assembler.recordCount
-            cut.append(batcher.cut(checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
+            cut.append(
+                batcher.cut(
+                    checkpoint: Checkpoint(input: path, records: records, bytes: 0), rawBytes: 0, records: records))
         }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.withUnsafeBytes { raw in

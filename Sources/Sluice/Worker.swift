@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A thread running one closure, joined when its result is needed.
@@ -14,11 +14,14 @@ final class Worker: @unchecked Sendable {
     init(_ body: @escaping () -> Void) {
         self.body = body
         let box = Unmanaged.passRetained(self).toOpaque()
-        started = pthread_create(&thread, nil, { argument in
-            let worker = Unmanaged<Worker>.fromOpaque(argument!).takeRetainedValue()
-            worker.body()
-            return nil
-        }, box) == 0
+        started =
+            pthread_create(
+                &thread, nil,
+                { argument in
+                    let worker = Unmanaged<Worker>.fromOpaque(argument!).takeRetainedValue()
+                    worker.body()
+                    return nil
+                }, box) == 0
         if !started {
             Unmanaged<Worker>.fromOpaque(box).release()
             body()

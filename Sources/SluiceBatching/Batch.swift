@@ -70,4 +70,3 @@ package struct BatchGroup: Sendable {
         self.records = records
     }
 }
-

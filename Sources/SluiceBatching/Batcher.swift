@@ -101,7 +101,8 @@ package final class Batcher: RecordSink {
         bytes += arena.byteSize - before
         let row = arena.rowCount - 1
         let keyCell = outcome == .appended && keyColumns[entity].count == 1 ? arena[row, keyColumns[entity][0]] : nil
-        let sourceKey = outcome == .appended && !relations[entity].isEmpty ? keyColumns[entity].map { arena[row, $0] } : []
+        let sourceKey =
+            outcome == .appended && !relations[entity].isEmpty ? keyColumns[entity].map { arena[row, $0] } : []
         arenas[entity] = arena
         guard outcome == .appended else {
             skipped[entity] += 1
@@ -111,14 +112,17 @@ package final class Batcher: RecordSink {
         if depth == 0 { recordRows[entity] += 1 } else { nestedRows[entity] += 1 }
         guard !relations[entity].isEmpty else { return keyCell }
         guard depth < maxNesting else {
-            throw RecordError(entity: mapper.schema.name, attribute: nil, message: "nested objects deeper than \(maxNesting) levels")
+            throw RecordError(
+                entity: mapper.schema.name, attribute: nil, message: "nested objects deeper than \(maxNesting) levels")
         }
         for index in relations[entity].indices {
             let box = relations[entity][index]
             if let link = box.relation.link {
-                try appendLinks(link, entity, index, tree, root: root, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
+                try appendLinks(
+                    link, entity, index, tree, root: root, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
             } else if let node = tree.resolve(box.relation.source, from: root) {
-                try appendNested(entity, index, tree, node: node, row: row, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
+                try appendNested(
+                    entity, index, tree, node: node, row: row, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
             }
         }
         return keyCell
@@ -128,17 +132,23 @@ package final class Batcher: RecordSink {
     /// through its relationship `index`; a null under a `keyless` rule
     /// clears the reference.
     private func appendNested(
-        _ entity: Int, _ index: Int, _ tree: RecordTree, node: Int32, row: Int, sourceKey: [Cell], ordinal: Int, depth: Int
+        _ entity: Int, _ index: Int, _ tree: RecordTree, node: Int32, row: Int, sourceKey: [Cell], ordinal: Int,
+        depth: Int
     ) throws {
         let box = relations[entity][index]
         guard Self.isObject(tree, node) else {
-            if box.relation.keyless != nil, tree.nodes[Int(node)].kind == .null, let column = box.relation.referenceColumn {
+            if box.relation.keyless != nil, tree.nodes[Int(node)].kind == .null,
+                let column = box.relation.referenceColumn
+            {
                 arenas[entity]?.set(row: row, column, .null)
             }
             return
         }
-        let derived = box.relation.keyless.map { makeDerivedKey($0, box.relation, parent: (entity, sourceKey), ordinal: ordinal, node: node, position: nil) }
-        let childKey = try append(box.relation.target, tree, root: node, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
+        let derived = box.relation.keyless.map {
+            makeDerivedKey($0, box.relation, parent: (entity, sourceKey), ordinal: ordinal, node: node, position: nil)
+        }
+        let childKey = try append(
+            box.relation.target, tree, root: node, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
         if let derived, childKey != nil, let column = box.relation.referenceColumn, var parent = arenas[entity] {
             arenas[entity] = nil
             let before = parent.byteSize
@@ -153,7 +163,8 @@ package final class Batcher: RecordSink {
     /// (so the same parent reaches the same row again); under `create`, or
     /// for a parent without a key, unique to this batcher, record and node.
     private func makeDerivedKey(
-        _ rule: KeylessRule, _ relation: Relation, parent: (entity: Int, key: [Cell]), ordinal: Int, node: Int32, position: Int?
+        _ rule: KeylessRule, _ relation: Relation, parent: (entity: Int, key: [Cell]), ordinal: Int, node: Int32,
+        position: Int?
     ) -> [UInt8] {
         var text: [UInt8] = []
         if rule == .reuse && !parent.key.isEmpty, let arena = arenas[parent.entity] {
@@ -181,7 +192,8 @@ package final class Batcher: RecordSink {
     /// are found or created first. The list is walked in place, twice,
     /// rather than collected.
     private func appendLinks(
-        _ link: Int, _ entity: Int, _ index: Int, _ tree: RecordTree, root: Int32, sourceKey: [Cell], ordinal: Int, depth: Int
+        _ link: Int, _ entity: Int, _ index: Int, _ tree: RecordTree, root: Int32, sourceKey: [Cell], ordinal: Int,
+        depth: Int
     ) throws {
         let box = relations[entity][index]
         let readsItemKeys = box.relation.readsItemKeys
@@ -194,7 +206,9 @@ package final class Batcher: RecordSink {
             count += 1
             if !readsItemKeys && Self.isObject(tree, item) {
                 let derived = box.relation.keyless.map {
-                    makeDerivedKey($0, box.relation, parent: (entity, sourceKey), ordinal: ordinal, node: item, position: count - 1)
+                    makeDerivedKey(
+                        $0, box.relation, parent: (entity, sourceKey), ordinal: ordinal, node: item, position: count - 1
+                    )
                 }
                 // A skipped target links nothing (.null is dropped below).
                 let key = try append(target, tree, root: item, ordinal: ordinal, depth: depth + 1, derivedKey: derived)
@@ -202,7 +216,9 @@ package final class Batcher: RecordSink {
             } else if box.relation.keyless != nil {
                 throw RecordError(
                     entity: links[link].sourceTable, attribute: links[link].name,
-                    message: "`\(box.relation.name)` lists objects of an entity without a key, and item \(count) is not an object")
+                    message:
+                        "`\(box.relation.name)` lists objects of an entity without a key, and item \(count) is not an object"
+                )
             }
         }
         guard present else { return }
@@ -233,16 +249,21 @@ package final class Batcher: RecordSink {
                     (cell, entityValue) = try box.relation.itemTarget(tree, item, into: &arena).get()
                     attributes = try box.relation.itemAttributes(tree, item, into: &arena).get()
                 } catch {
-                    throw RecordError(entity: links[link].sourceTable, attribute: links[link].name, message: "item \(position + 1): \(error)")
+                    throw RecordError(
+                        entity: links[link].sourceTable, attribute: links[link].name,
+                        message: "item \(position + 1): \(error)")
                 }
                 if cell == .absent || cell == .null {
-                    throw RecordError(entity: links[link].sourceTable, attribute: links[link].name, message: "item \(position + 1) has no target key")
+                    throw RecordError(
+                        entity: links[link].sourceTable, attribute: links[link].name,
+                        message: "item \(position + 1) has no target key")
                 }
             } else {
                 switch box.relation.keyCell(tree, item, into: &arena) {
                 case .success(let converted): cell = converted
                 case .failure(let problem):
-                    throw RecordError(entity: links[link].sourceTable, attribute: links[link].name, message: problem.description)
+                    throw RecordError(
+                        entity: links[link].sourceTable, attribute: links[link].name, message: problem.description)
                 }
             }
             guard cell != .absent && cell != .null else { return }
@@ -258,7 +279,8 @@ package final class Batcher: RecordSink {
     /// Starts a link row of record `ordinal` holding the source's key cells
     /// (copied from `sourceCells`); static, so no closure captures the arena
     /// being built.
-    private static func beginLinkRow(_ arena: inout RowArena, ordinal: Int, source: [Cell], from sourceCells: RowArena) {
+    private static func beginLinkRow(_ arena: inout RowArena, ordinal: Int, source: [Cell], from sourceCells: RowArena)
+    {
         arena.beginRow(ordinal: ordinal)
         for (column, cell) in source.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
     }

@@ -4,16 +4,17 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `sluice import`: read inputs into the store.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import inputs into a SQLite store: new keys inserted, changed rows updated, unchanged rows left alone.",
+        abstract:
+            "Import inputs into a SQLite store: new keys inserted, changed rows updated, unchanged rows left alone.",
         discussion: """
             With --mapping, the mapping file says where records are and how fields become columns.
             Without one, give --entity and --key: JSON Lines (or a JSON array) of objects become rows,
@@ -24,7 +25,10 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The mapping file (YAML or JSON).")
     var mapping: String?
 
-    @Option(help: "The store to create or update: a SQLite file, a PostgreSQL database (postgresql://user@host/db, libpq's keyword form, or postgresql: for the PG* variables), or null: to keep nothing (for measuring everything but the store).")
+    @Option(
+        help:
+            "The store to create or update: a SQLite file, a PostgreSQL database (postgresql://user@host/db, libpq's keyword form, or postgresql: for the PG* variables), or null: to keep nothing (for measuring everything but the store)."
+    )
     var into: String
 
     @Option(help: "Without a mapping: the entity (table) name.")
@@ -39,21 +43,31 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "How rows are written, for entities whose mapping sets no mode: \(WriteMode.choices).")
     var mode: WriteMode = .upsert
 
-    @Flag(help: "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out).")
+    @Flag(
+        help:
+            "After a complete, error-free run, delete stored rows whose keys the run did not see (entities may opt out)."
+    )
     var deleteMissing = false
 
-    @Flag(help: "Continue the interrupted import of the same inputs from its last committed batch. The mapping, --mode, --delete-missing, --allow-empty-delete and --format must be those it was started with (it is refused otherwise); --max-delete may differ.")
+    @Flag(
+        help:
+            "Continue the interrupted import of the same inputs from its last committed batch. The mapping, --mode, --delete-missing, --allow-empty-delete and --format must be those it was started with (it is refused otherwise); --max-delete may differ."
+    )
     var resume = false
 
     @Flag(help: "Let --delete-missing empty an entity of which the run saw no record.")
     var allowEmptyDelete = false
 
-    @Option(help: ArgumentHelp(
-        "A brake on --delete-missing: before deleting anything, refuse (exit 65) a run that would delete more than N rows, or P% of the stored rows, from any entity.",
-        valueName: "N|P%"))
+    @Option(
+        help: ArgumentHelp(
+            "A brake on --delete-missing: before deleting anything, refuse (exit 65) a run that would delete more than N rows, or P% of the stored rows, from any entity.",
+            valueName: "N|P%"))
     var maxDelete: DeleteLimit?
 
-    @Flag(help: "Read, map, compare and sweep as a run would, in one transaction rolled back at the end: report what would be inserted, updated, left alone and deleted, and write nothing (exit 65 when the real run would fail, e.g. beyond --max-delete). Not with --resume.")
+    @Flag(
+        help:
+            "Read, map, compare and sweep as a run would, in one transaction rolled back at the end: report what would be inserted, updated, left alone and deleted, and write nothing (exit 65 when the real run would fail, e.g. beyond --max-delete). Not with --resume."
+    )
     var dryRun = false
 
     @Option(help: "Write the counts, every table written and the warnings as JSON to this file.")
@@ -62,10 +76,16 @@ struct ImportCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Show neither progress nor the summary; warnings and errors only.")
     var quiet = false
 
-    @Option(help: "Progress on standard error: bar (a line that redraws), json (one object per line, for schedulers) or none (default: bar on a terminal, otherwise none).")
+    @Option(
+        help:
+            "Progress on standard error: bar (a line that redraws), json (one object per line, for schedulers) or none (default: bar on a terminal, otherwise none)."
+    )
     var progress: ProgressStyle?
 
-    @Option(help: "key: sort rows by key in spilled runs and apply them once the input is read (fast on shuffled keys); input: commit batches in input order as they come.")
+    @Option(
+        help:
+            "key: sort rows by key in spilled runs and apply them once the input is read (fast on shuffled keys); input: commit batches in input order as they come."
+    )
     var order: ApplyOrder = ImportOptions().order
 
     @Option(help: "Key-ordered apply: MiB of rows held before a sorted run is spilled.")
@@ -109,7 +129,8 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if mapping == nil && (entity == nil || key == nil) {
-            throw ValidationError("Give --mapping FILE, or --entity NAME and --key FIELD to import JSON objects without a mapping.")
+            throw ValidationError(
+                "Give --mapping FILE, or --entity NAME and --key FIELD to import JSON objects without a mapping.")
         }
         if mapping != nil && (entity != nil || key != nil) {
             throw ValidationError("--entity and --key are for imports without --mapping.")
@@ -134,7 +155,8 @@ struct ImportCommand: ParsableCommand {
         if let statsJson { try Self.requireDirectory(of: statsJson, for: "--stats-json") }
         if let sortDir {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: sortDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: sortDir, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw ValidationError("--sort-dir \(sortDir) is not a directory.")
             }
         }
@@ -191,7 +213,8 @@ struct ImportCommand: ParsableCommand {
         do {
             let importer = try makeImporter(options)
             defer { display.clear() }
-            report = try importer.runBlocking(inputs: inputs, progress: display.show, cancellation: interruption.cancellation)
+            report = try importer.runBlocking(
+                inputs: inputs, progress: display.show, cancellation: interruption.cancellation)
         } catch {
             if case .cancelled = error, let signal = interruption.receivedSignal {
                 display.fail(

@@ -24,7 +24,11 @@ struct InferCommand: ParsableCommand {
     func run() throws {
         do {
             let (mapping, bytes) = try Inferrer.infer(path: input, format: format, sampleBytes: sampleMib << 20)
-            print(mapping.yaml(comment: "Proposed by `sluice infer` from \(input) (\(bytes) bytes read).\nCheck the types and the key, then import with --mapping."), terminator: "")
+            print(
+                mapping.yaml(
+                    comment:
+                        "Proposed by `sluice infer` from \(input) (\(bytes) bytes read).\nCheck the types and the key, then import with --mapping."
+                ), terminator: "")
         } catch {
             throw fail(error)
         }

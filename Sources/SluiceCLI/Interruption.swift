@@ -2,9 +2,9 @@ import Dispatch
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Turns SIGINT and SIGTERM into a cancellation of the running import

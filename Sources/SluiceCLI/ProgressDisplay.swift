@@ -3,9 +3,9 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How `sluice import` shows progress on standard error.
@@ -113,7 +113,8 @@ final class ProgressDisplay: @unchecked Sendable {
         case .applying:
             var applied = "applying \(progress.table ?? "")"
             if let total = progress.rowsTotal, total > 0 {
-                applied += ": \(grouped(progress.rowsApplied)) of \(grouped(total)) rows (\(min(100, 100 * progress.rowsApplied / total))%)"
+                applied +=
+                    ": \(grouped(progress.rowsApplied)) of \(grouped(total)) rows (\(min(100, 100 * progress.rowsApplied / total))%)"
             }
             parts = [applied]
         case .deleting: parts = ["deleting the rows of \(progress.table ?? "") the run did not see"]

@@ -2,9 +2,9 @@ import ArgumentParser
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `sluice` command.

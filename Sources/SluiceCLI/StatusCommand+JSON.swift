@@ -13,7 +13,8 @@ extension StatusCommand {
             "runs": status.runs.prefix(runs).map(run),
             "checkpoints": status.checkpoints.map { ["input": $0.input, "records": $0.records, "bytes": $0.bytes] },
         ]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -24,7 +25,8 @@ extension StatusCommand {
         [
             "id": run.id, "status": run.status, "started": run.started, "finished": run.finished ?? NSNull(),
             "inputs": run.inputs.split(separator: "\n").map(String.init), "records": run.records ?? NSNull(),
-            "counts": object(run.counts), "options": object(run.options), "error": run.error ?? NSNull(), "swept": run.swept,
+            "counts": object(run.counts), "options": object(run.options), "error": run.error ?? NSNull(),
+            "swept": run.swept,
             "resumeCommand": run.resumeCommand ?? NSNull(), "unverified": run.unverified ?? NSNull(),
         ]
     }

@@ -5,12 +5,17 @@ import Sluice
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show a store's tables, its run ledger (running, completed, failed with the error, interrupted with the command that resumes it) and its checkpoints.")
+        abstract:
+            "Show a store's tables, its run ledger (running, completed, failed with the error, interrupted with the command that resumes it) and its checkpoints."
+    )
 
     @Option(help: "How many runs to show, newest first.")
     var runs = 10
 
-    @Flag(help: "Print the status as one JSON object (tables, runs with their state, options and counts, checkpoints), for scripts.")
+    @Flag(
+        help:
+            "Print the status as one JSON object (tables, runs with their state, options and counts, checkpoints), for scripts."
+    )
     var json = false
 
     @Argument(help: "The store: a SQLite file or a PostgreSQL database (as --into takes it).")
@@ -37,7 +42,9 @@ struct StatusCommand: ParsableCommand {
             if let unverified = run.unverified { print("     \(unverified)") }
             print("     inputs: \(inputs)")
             // How to go on, unless a later run of the same inputs did (a resume, or a run anew).
-            if run.status == "interrupted" || run.status == "cancelled", !status.runs[..<index].contains(where: { $0.inputs == run.inputs }) {
+            if run.status == "interrupted" || run.status == "cancelled",
+                !status.runs[..<index].contains(where: { $0.inputs == run.inputs })
+            {
                 print("     to resume: \(run.resumeCommand ?? "run the same import command again with --resume")")
             }
             if let records = run.records { print("     records: \(records)") }

@@ -1,9 +1,9 @@
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The end-of-run report, for people and as JSON.
@@ -14,7 +14,8 @@ enum Summary {
     /// error, not here.
     static func text(_ report: ImportReport) -> String {
         let rate = report.seconds > 0 ? Int(Double(report.records) / report.seconds) : report.records
-        var lines = report.dryRun ? ["dry run: nothing was written to the store; the counts are what the run would write"] : []
+        var lines =
+            report.dryRun ? ["dry run: nothing was written to the store; the counts are what the run would write"] : []
         lines.append(
             "\(ProgressDisplay.grouped(report.records)) records, \(ProgressDisplay.grouped(Int(report.bytes))) bytes in \(report.secondsText) s "
                 + "(\(ProgressDisplay.grouped(rate)) records/s)")
@@ -24,11 +25,16 @@ enum Summary {
         lines.append("table".padding(width) + "  " + "kind".padding(6) + headings.map { $0.leftPadding(10) }.joined())
         for table in tables {
             let skipped = table.kind == .entity ? String(report[entity: table.name]?.skipped ?? 0) : ""
-            let cells = table.kind == .entity
-                ? [String(table.inserted), String(table.updated), String(table.unchanged), String(table.deleted), skipped, String(table.stubs)]
+            let cells =
+                table.kind == .entity
+                ? [
+                    String(table.inserted), String(table.updated), String(table.unchanged), String(table.deleted),
+                    skipped, String(table.stubs),
+                ]
                 : [String(table.inserted), "", "", String(table.deleted), "", ""]
             lines.append(
-                table.name.padding(width) + "  " + table.kind.rawValue.padding(6) + cells.map { $0.leftPadding(10) }.joined())
+                table.name.padding(width) + "  " + table.kind.rawValue.padding(6)
+                    + cells.map { $0.leftPadding(10) }.joined())
         }
         return lines.joined(separator: "\n")
     }

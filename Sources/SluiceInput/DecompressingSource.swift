@@ -54,7 +54,9 @@ package final class DecompressingSource: ByteSource {
                 if step.produced > 0 { return step.produced }
                 if step.ended || step.consumed > 0 { continue }
                 if position == filled {
-                    if rawEnded { throw InputError.truncated(path: name, format: compression, offset: compressedOffset) }
+                    if rawEnded {
+                        throw InputError.truncated(path: name, format: compression, offset: compressedOffset)
+                    }
                     continue
                 }
                 throw DecoderFailure(reason: "the decoder made no progress")

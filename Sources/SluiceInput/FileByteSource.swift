@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Plain bytes of a file or of standard input, read with `read(2)`.
@@ -77,7 +77,10 @@ package final class FileByteSource: ByteSource {
                 base.copyMemory(from: raw.baseAddress! + pendingIndex, byteCount: count)
             }
             pendingIndex += count
-            if pendingIndex == pending.count { pending = []; pendingIndex = 0 }
+            if pendingIndex == pending.count {
+                pending = []
+                pendingIndex = 0
+            }
             return count
         }
         while true {

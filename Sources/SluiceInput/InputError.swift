@@ -16,7 +16,8 @@ public enum InputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input the error is about.
     public var path: String {
         switch self {
-        case .notFound(let path), .unreadable(let path, _), .corrupt(let path, _, _, _), .truncated(let path, _, _): return path
+        case .notFound(let path), .unreadable(let path, _), .corrupt(let path, _, _, _), .truncated(let path, _, _):
+            return path
         }
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSluiceZlib
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What identifies a file input between an interrupted run and its resume:
 /// its size, modification time and a CRC-32 of its first MiB.
@@ -48,9 +49,9 @@ package struct InputIdentity: Sendable, Equatable, CustomStringConvertible {
         }
         let checksum = crc32(0, head.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(filled))
         #if canImport(Darwin)
-        let time = info.st_mtimespec
+            let time = info.st_mtimespec
         #else
-        let time = info.st_mtim
+            let time = info.st_mtim
         #endif
         let modified = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
         return InputIdentity(size: Int64(info.st_size), modified: modified, headChecksum: Int64(checksum))
@@ -77,6 +78,7 @@ package struct InputIdentity: Sendable, Equatable, CustomStringConvertible {
     /// stream `first 123 bytes, crc 0x1234abcd`.
     package var description: String {
         if isStreamPrefix { return "first \(size) bytes, crc \(String(headChecksum, radix: 16))" }
-        return "size \(size), modified \(modified / 1_000_000_000).\(modified % 1_000_000_000), crc \(String(headChecksum, radix: 16))"
+        return
+            "size \(size), modified \(modified / 1_000_000_000).\(modified % 1_000_000_000), crc \(String(headChecksum, radix: 16))"
     }
 }

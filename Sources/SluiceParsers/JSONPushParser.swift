@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSluiceYAJL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A streaming JSON parser over yajl's callback interface.
 ///
@@ -112,7 +113,9 @@ package final class JSONPushParser {
         }
         guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
         currentChunk = nil
-        do { try validator.finish(at: 0) } catch { throw ParseError(.malformed(error.message), at: location(consumed: 0)) }
+        do { try validator.finish(at: 0) } catch {
+            throw ParseError(.malformed(error.message), at: location(consumed: 0))
+        }
         let status = yajl_complete_parse(handle)
         try check(status, chunk: UnsafeRawBufferPointer(start: nil, count: 0))
     }
@@ -138,7 +141,9 @@ package final class JSONPushParser {
             // Let yajl report a syntax error that comes first in the chunk.
             let before = UnsafeRawBufferPointer(rebasing: chunk[..<error.offset])
             if before.count > 0 {
-                try check(yajl_parse(handle, before.baseAddress!.assumingMemoryBound(to: UInt8.self), before.count), chunk: before)
+                try check(
+                    yajl_parse(handle, before.baseAddress!.assumingMemoryBound(to: UInt8.self), before.count),
+                    chunk: before)
             }
             throw ParseError(.malformed(error.message), at: location(consumed: error.offset))
         }
@@ -148,12 +153,14 @@ package final class JSONPushParser {
         noteHeldToken(chunk)
         if heldBytes > maxTokenBytes {
             throw ParseError(
-                .malformed("no complete JSON token in \(heldBytes) bytes: a value exceeds max-field-bytes (\(maxTokenBytes))"),
+                .malformed(
+                    "no complete JSON token in \(heldBytes) bytes: a value exceeds max-field-bytes (\(maxTokenBytes))"),
                 at: location(consumed: chunk.count))
         }
         if !heldIsString && heldBytes > Self.maxNumberBytes {
             throw ParseError(
-                .malformed("a number (or true, false, null) longer than \(Self.maxNumberBytes) bytes"), at: location(consumed: chunk.count))
+                .malformed("a number (or true, false, null) longer than \(Self.maxNumberBytes) bytes"),
+                at: location(consumed: chunk.count))
         }
         countLines(chunk, upTo: chunk.count)
         fedBefore += Int64(chunk.count)
@@ -188,7 +195,8 @@ package final class JSONPushParser {
             yajl_free_error(handle, text)
         }
         if !multipleValues && message.contains("trailing garbage") {
-            message += " (another value follows the first: if this is JSON Lines, give --format jsonl or name it .jsonl)"
+            message +=
+                " (another value follows the first: if this is JSON Lines, give --format jsonl or name it .jsonl)"
         }
         throw ParseError(.malformed(message), at: location(consumed: consumed))
     }
@@ -231,7 +239,8 @@ package final class JSONPushParser {
     /// Runs `body` with the parser behind `context` and reports to yajl
     /// whether to go on; borrows the parser instead of retaining it for
     /// every token.
-    private static func deliver(_ context: UnsafeMutableRawPointer?, _ body: (JSONEventHandler) throws -> Void) -> Int32 {
+    private static func deliver(_ context: UnsafeMutableRawPointer?, _ body: (JSONEventHandler) throws -> Void) -> Int32
+    {
         Unmanaged<JSONPushParser>.fromOpaque(context!)._withUnsafeGuaranteedRef { parser in
             parser.deliver { try body(parser.handler) }
         }
@@ -255,7 +264,9 @@ package final class JSONPushParser {
             JSONPushParser.deliver(context) { try $0.scalar(.null, ByteSpan(start: nil, count: 0)) }
         }
         table.yajl_boolean = { context, value in
-            JSONPushParser.deliver(context) { try $0.scalar(value != 0 ? .true : .false, ByteSpan(start: nil, count: 0)) }
+            JSONPushParser.deliver(context) {
+                try $0.scalar(value != 0 ? .true : .false, ByteSpan(start: nil, count: 0))
+            }
         }
         table.yajl_number = { context, text, length in
             JSONPushParser.deliver(context) { handler in

@@ -45,7 +45,9 @@ struct JSONTextValidator {
     /// At the end of the input: nothing may be left unfinished.
     func finish(at offset: Int) throws(Problem) {
         if continuations > 0 { throw Problem(offset: offset, message: "the input ends inside a UTF-8 sequence") }
-        if awaitingLow > 0 { throw Problem(offset: offset, message: "a \\u escape of a high surrogate has no low surrogate after it") }
+        if awaitingLow > 0 {
+            throw Problem(offset: offset, message: "a \\u escape of a high surrogate has no low surrogate after it")
+        }
     }
 
     /// Whether any byte of `word` equals `byte`.
@@ -57,7 +59,11 @@ struct JSONTextValidator {
     private mutating func step(_ byte: UInt8, at offset: Int) throws(Problem) {
         if continuations > 0 {
             guard byte >= nextLow && byte <= nextHigh else {
-                throw Problem(offset: offset, message: "invalid UTF-8 (overlong form, encoded surrogate, code point above U+10FFFF or broken sequence)")
+                throw Problem(
+                    offset: offset,
+                    message:
+                        "invalid UTF-8 (overlong form, encoded surrogate, code point above U+10FFFF or broken sequence)"
+                )
             }
             continuations -= 1
             nextLow = 0x80
@@ -106,19 +112,25 @@ struct JSONTextValidator {
                 escape = 0
             }
         default:
-            guard let digit = Self.hexValue(byte) else { escape = 0; awaitingLow = 0; return }
+            guard let digit = Self.hexValue(byte) else {
+                escape = 0
+                awaitingLow = 0
+                return
+            }
             unit = unit << 4 | digit
             escape += 1
             guard escape == 6 else { return }
             escape = 0
-            let isHigh = (0xD800...0xDBFF).contains(unit), isLow = (0xDC00...0xDFFF).contains(unit)
+            let isHigh = (0xD800...0xDBFF).contains(unit)
+            let isLow = (0xDC00...0xDFFF).contains(unit)
             if awaitingLow == 3 {
                 guard isLow else { throw loneHigh(offset) }
                 awaitingLow = 0
             } else if isHigh {
                 awaitingLow = 1
             } else if isLow {
-                throw Problem(offset: offset, message: "a \\u escape of a low surrogate has no high surrogate before it")
+                throw Problem(
+                    offset: offset, message: "a \\u escape of a low surrogate has no high surrogate before it")
             }
         }
     }

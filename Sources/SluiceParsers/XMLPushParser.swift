@@ -6,7 +6,8 @@ private let denyExternalEntities: Void = {
     xmlSetExternalEntityLoader { url, _, context in
         if let context {
             let name = url.map { String(cString: $0) } ?? "(unnamed)"
-            XMLPushParser.recordRefusal(context, "external entity or DTD \"\(name)\" refused: sluice never loads external resources")
+            XMLPushParser.recordRefusal(
+                context, "external entity or DTD \"\(name)\" refused: sluice never loads external resources")
         }
         return nil
     }
@@ -109,7 +110,8 @@ package final class XMLPushParser {
         sax.entityDecl = { context, entityName, _, _, _, _ in
             let name = entityName.map { String(cString: $0) } ?? ""
             XMLPushParser.from(context).refuse(
-                "the document declares the entity \"\(name)\"; entity declarations are refused (they enable entity-expansion attacks)")
+                "the document declares the entity \"\(name)\"; entity declarations are refused (they enable entity-expansion attacks)"
+            )
         }
         sax.unparsedEntityDecl = { context, entityName, _, _, _ in
             let name = entityName.map { String(cString: $0) } ?? ""
@@ -139,7 +141,8 @@ package final class XMLPushParser {
         guard let created = xmlCreatePushParserCtxt(&sax, userData, nil, 0, name) else {
             throw ParseError(.malformed("libxml2 could not create a parser"), at: location)
         }
-        let options = Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOCDATA.rawValue)
+        let options =
+            Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOCDATA.rawValue)
             | Int32(XML_PARSE_NOXINCNODE.rawValue)
         xmlCtxtUseOptions(created, options)
         // The SAX callbacks get our object as their context, not the parser's.
@@ -192,7 +195,8 @@ package final class XMLPushParser {
     /// bytes, "Name too long" for a name over 50,000.
     static func limitWording(_ message: String) -> String {
         if message.contains("Huge input lookup") || message.hasPrefix("AttValue length too long") {
-            return "a single XML token (an attribute value, comment or processing instruction) is longer than libxml2's limit of 10,000,000 bytes"
+            return
+                "a single XML token (an attribute value, comment or processing instruction) is longer than libxml2's limit of 10,000,000 bytes"
         }
         if message.hasPrefix("Name too long") {
             return "an XML name is longer than libxml2's limit of 50,000 bytes (\(message))"
@@ -258,7 +262,9 @@ package final class XMLPushParser {
         if let raw {
             for index in 0..<count {
                 let base = index * 5
-                guard let attributeName = raw[base], let start = raw[base + 3], let end = raw[base + 4] else { continue }
+                guard let attributeName = raw[base], let start = raw[base + 3], let end = raw[base + 4] else {
+                    continue
+                }
                 let value = ByteSpan(start: start, count: end - start)
                 if value.contains(UInt8(ascii: "&")) {
                     let first = scratch.count
@@ -266,12 +272,14 @@ package final class XMLPushParser {
                     decoded.append((attributes.count, first, scratch.count - first))
                 }
                 attributes.append(
-                    XMLAttribute(name: ByteSpan(start: attributeName, count: Int(xmlStrlen(attributeName))), value: value))
+                    XMLAttribute(
+                        name: ByteSpan(start: attributeName, count: Int(xmlStrlen(attributeName))), value: value))
             }
         }
         scratch.withUnsafeBufferPointer { scratchBytes in
             for entry in decoded {
-                attributes[entry.index].value = ByteSpan(rebasing: scratchBytes[entry.start..<(entry.start + entry.count)])
+                attributes[entry.index].value = ByteSpan(
+                    rebasing: scratchBytes[entry.start..<(entry.start + entry.count)])
             }
             attributes.withUnsafeBufferPointer { list in
                 deliver { try handler.startElement(name: nameSpan, attributes: list) }

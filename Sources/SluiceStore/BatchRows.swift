@@ -55,19 +55,25 @@ package enum BatchRows {
         var start = 0
         while start < indices.count {
             var end = start + 1
-            while end < indices.count, (0..<width).allSatisfy({ rows.compare(rows[indices[start], $0], rows[indices[end], $0]) == 0 }) {
+            while end < indices.count,
+                (0..<width).allSatisfy({ rows.compare(rows[indices[start], $0], rows[indices[end], $0]) == 0 })
+            {
                 end += 1
             }
             let group = indices[start..<end]
             let last = rows.ordinals[group.last!]
             if link.rule != .union {
-                sources.append(LinkSource(
-                    row: group.first!, kept: group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }, unlink: true))
+                sources.append(
+                    LinkSource(
+                        row: group.first!,
+                        kept: group.filter { rows.ordinals[$0] == last && rows[$0, width] != .absent }, unlink: true))
             } else {
                 let cut = group.filter { rows[$0, width] == .absent }.map { rows.ordinals[$0] }.max()
-                sources.append(LinkSource(
-                    row: group.first!, kept: group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) },
-                    unlink: cut != nil))
+                sources.append(
+                    LinkSource(
+                        row: group.first!,
+                        kept: group.filter { rows[$0, width] != .absent && rows.ordinals[$0] > (cut ?? 0) },
+                        unlink: cut != nil))
             }
             start = end
         }

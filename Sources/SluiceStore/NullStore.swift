@@ -35,12 +35,16 @@ package final class NullStore: ImportStore {
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {}
     package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 { 0 }
     package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? { nil }
-    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {}
+    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?)
+        throws(StoreError)
+    {}
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {}
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {}
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool { false }
-    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows { MissingRows(missing: 0, stored: 0) }
+    package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
+        MissingRows(missing: 0, stored: 0)
+    }
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int { 0 }
     package func stopTrackingSeenKeys(run id: Int64) throws(StoreError) {}
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The process that runs an import, as a ledger records it so that a later
@@ -36,14 +36,19 @@ package struct ProcessIdentity: Equatable, Sendable {
     /// host restarted since; unknown on another host or in another PID
     /// namespace. Costs a `kill(pid, 0)` or one read of /proc/PID/stat.
     package func liveness(from here: ProcessIdentity = .current) -> Liveness {
-        guard host == here.host else { return .unknown("it ran on host \(host), pid \(pid); sluice cannot tell from \(here.host) whether it still runs") }
+        guard host == here.host else {
+            return .unknown(
+                "it ran on host \(host), pid \(pid); sluice cannot tell from \(here.host) whether it still runs")
+        }
         switch (start.map(Self.parts), here.start.map(Self.parts)) {
         case (nil, nil):
             return kill(pid, 0) == 0 || errno == EPERM ? .alive : .dead
         case (let recorded?, let mine?):
             if recorded.boot != mine.boot { return .dead }
             if recorded.namespace != mine.namespace {
-                return .unknown("it ran as pid \(pid) in another PID namespace (container) of this host; sluice cannot tell from here whether it still runs")
+                return .unknown(
+                    "it ran as pid \(pid) in another PID namespace (container) of this host; sluice cannot tell from here whether it still runs"
+                )
             }
             return Self.startTicks(of: pid) == recorded.ticks ? .alive : .dead
         default:
@@ -67,14 +72,15 @@ package struct ProcessIdentity: Equatable, Sendable {
     /// is no /proc.
     private static func startToken(of pid: Int32) -> String? {
         #if canImport(Glibc)
-        guard let ticks = startTicks(of: pid) else { return nil }
-        let boot = readSmallFile("/proc/sys/kernel/random/boot_id") ?? ""
-        var link = [CChar](repeating: 0, count: 64)
-        let length = readlink("/proc/self/ns/pid", &link, link.count - 1)
-        let namespace = length > 0 ? String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        return "\(boot.filter { !$0.isWhitespace })/\(namespace)/\(ticks)"
+            guard let ticks = startTicks(of: pid) else { return nil }
+            let boot = readSmallFile("/proc/sys/kernel/random/boot_id") ?? ""
+            var link = [CChar](repeating: 0, count: 64)
+            let length = readlink("/proc/self/ns/pid", &link, link.count - 1)
+            let namespace =
+                length > 0 ? String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+            return "\(boot.filter { !$0.isWhitespace })/\(namespace)/\(ticks)"
         #else
-        return nil
+            return nil
         #endif
     }
 

@@ -10,7 +10,8 @@ extension RowStore {
     /// resume forgets the keys recorded before; a resumed run keeps them.
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {
         let parents = Set(schemas.filter(\.deleteMissing).compactMap { $0.deleteScopeParent?.targetTable })
-        for schema in schemas where !schema.keyColumns.isEmpty && (schema.deleteMissing || parents.contains(schema.name)) {
+        for schema in schemas
+        where !schema.keyColumns.isEmpty && (schema.deleteMissing || parents.contains(schema.name)) {
             try trackSeenKeys(of: schema, resuming: resuming)
         }
     }

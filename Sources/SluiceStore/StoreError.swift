@@ -50,7 +50,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Creates an error whose cause is ``Cause/other``.
-    public init(path: String, action: String, message: String, code: Int32, sql: String? = nil, sqlState: String? = nil) {
+    public init(path: String, action: String, message: String, code: Int32, sql: String? = nil, sqlState: String? = nil)
+    {
         self.path = path
         self.action = action
         self.message = message

@@ -5,11 +5,11 @@ import SluiceParsers
 import SluiceTestSupport
 import Testing
 
-
 /// Feeds `count` JSON records `{"id": i, "text": "..."}` through a batcher,
 /// one record a feed, cutting a group whenever it is full.
 func batches(count: Int, limits: BatchLimits, textSize: Int = 10) throws -> [BatchGroup] {
-    let compiled = try CompiledMapping(Mapping.parse(yaml: "entities: {A: {records: $, key: id, attributes: {id: integer, text: string}}}"))
+    let compiled = try CompiledMapping(
+        Mapping.parse(yaml: "entities: {A: {records: $, key: id, attributes: {id: integer, text: string}}}"))
     let batcher = Batcher(compiled, limits: limits)
     var groups: [BatchGroup] = []
     let assembler = RecordAssembler(routes: compiled.routes, sink: batcher)
@@ -18,12 +18,17 @@ func batches(count: Int, limits: BatchLimits, textSize: Int = 10) throws -> [Bat
     for index in 0..<count {
         try Array("{\"id\": \(index), \"text\": \"\(text)\"}\n".utf8).withUnsafeBytes { try parser.feed($0) }
         if batcher.isFull {
-            groups.append(batcher.cut(checkpoint: Checkpoint(input: "t", records: assembler.recordCount, bytes: 0), rawBytes: 0, records: 0))
+            groups.append(
+                batcher.cut(
+                    checkpoint: Checkpoint(input: "t", records: assembler.recordCount, bytes: 0), rawBytes: 0,
+                    records: 0))
         }
     }
     try parser.finish()
     if !batcher.isEmpty {
-        groups.append(batcher.cut(checkpoint: Checkpoint(input: "t", records: assembler.recordCount, bytes: 0), rawBytes: 0, records: 0))
+        groups.append(
+            batcher.cut(
+                checkpoint: Checkpoint(input: "t", records: assembler.recordCount, bytes: 0), rawBytes: 0, records: 0))
     }
     return groups
 }

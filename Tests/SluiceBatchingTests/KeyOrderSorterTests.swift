@@ -1,14 +1,16 @@
-@_spi(Machinery) import SluiceRecords
 import Foundation
-@testable import SluiceBatching
-@testable import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceBatching
+@testable import SluiceRecords
 
 /// The key-ordered apply's sorter: runs spilled, compacted and merged.
 @Suite struct KeyOrderSorterTests {
     let schema = TableSchema(
-        name: "A", columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "text", type: .string)], keyColumns: [0])
+        name: "A", columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "text", type: .string)],
+        keyColumns: [0])
 
     /// A group of one batch of `ids`, each row's text naming its group and position.
     func group(_ ids: [Int64], number: Int, columns: Int = 2) -> BatchGroup {
@@ -47,7 +49,10 @@ import Testing
             widths.insert(batch.rows.columnCount)
             #expect(batch.schema.columns.count == 3)
             for row in 0..<batch.rows.rowCount {
-                guard case .integer(let id) = batch.rows[row, 0] else { Issue.record("key lost"); continue }
+                guard case .integer(let id) = batch.rows[row, 0] else {
+                    Issue.record("key lost")
+                    continue
+                }
                 let text = batch.rows.withText(batch.rows[row, 1]) { String(decoding: $0, as: UTF8.self) }
                 seen.append((id, text, batch.rows.ordinals[row]))
             }
@@ -130,7 +135,9 @@ import Testing
         }
         let byKey = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
         #expect(sorted(rows, onePerKey: false) == byKey)
-        let lastOfEach = byKey.indices.filter { $0 == byKey.count - 1 || keys[byKey[$0]] != keys[byKey[$0 + 1]] }.map { byKey[$0] }
+        let lastOfEach = byKey.indices.filter { $0 == byKey.count - 1 || keys[byKey[$0]] != keys[byKey[$0 + 1]] }.map {
+            byKey[$0]
+        }
         #expect(sorted(rows, onePerKey: true) == lastOfEach)
         // One real key sends the whole table through the general comparison,
         // which orders numbers by value across both kinds.
@@ -151,7 +158,8 @@ import Testing
         options.memoryBytes = 500
         let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: options)
         var link = LinkSchema(
-            name: "A_tags", sourceTable: "A", sourceColumns: [ColumnSchema(name: "A_id", type: .integer)], sourceKeys: ["id"],
+            name: "A_tags", sourceTable: "A", sourceColumns: [ColumnSchema(name: "A_id", type: .integer)],
+            sourceKeys: ["id"],
             targetColumn: ColumnSchema(name: "target_key", type: .string), targetTable: "T", targetKey: "name",
             ordered: true, rule: .replace, missing: .dangling)
         link.ordered = true
@@ -165,9 +173,10 @@ import Testing
                     rows.set(2, .integer(Int64(position)))
                 }
             }
-            try sorter.add(BatchGroup(
-                batches: [Batch(entity: 0, schema: schema, rows: rows, link: link)],
-                checkpoint: Checkpoint(input: "in", records: number, bytes: 0), rawBytes: 0, records: 0))
+            try sorter.add(
+                BatchGroup(
+                    batches: [Batch(entity: 0, schema: schema, rows: rows, link: link)],
+                    checkpoint: Checkpoint(input: "in", records: number, bytes: 0), rawBytes: 0, records: 0))
         }
         #expect(sorter.applyOrder == ["A_tags"])
         let chunks = try #require(try sorter.chunks(of: "A_tags", rows: 5))
@@ -202,12 +211,14 @@ import Testing
             arena.set(0, .integer(1))
             return arena
         }
-        try sorter.add(BatchGroup(
-            batches: [
-                Batch(entity: 1, schema: event, rows: rows(2), link: link), Batch(entity: 1, schema: event, rows: rows(2)),
-                Batch(entity: 0, schema: actor, rows: rows(2)),
-            ],
-            checkpoint: Checkpoint(input: "in", records: 1, bytes: 0), rawBytes: 0, records: 0))
+        try sorter.add(
+            BatchGroup(
+                batches: [
+                    Batch(entity: 1, schema: event, rows: rows(2), link: link),
+                    Batch(entity: 1, schema: event, rows: rows(2)),
+                    Batch(entity: 0, schema: actor, rows: rows(2)),
+                ],
+                checkpoint: Checkpoint(input: "in", records: 1, bytes: 0), rawBytes: 0, records: 0))
         #expect(sorter.applyOrder == ["Actor", "Event", "Event_tags"])
     }
 
@@ -218,7 +229,8 @@ import Testing
         #expect {
             try sorter.add(group([1, 2, 3], number: 1))
         } throws: { error in
-            "\(error)".contains("/nonexistent/sluice-runs/sluice-run-") && "\(error)".contains("No such file or directory")
+            "\(error)".contains("/nonexistent/sluice-runs/sluice-run-")
+                && "\(error)".contains("No such file or directory")
         }
     }
 
@@ -226,7 +238,8 @@ import Testing
         var options = SortOptions()
         options.memoryBytes = 1
         let sorter = KeyOrderSorter(directory: TestPaths.temporaryDirectory().path, options: options)
-        let table = TableSchema(name: "K", columns: (0..<7).map { ColumnSchema(name: "c\($0)", type: .string) }, keyColumns: [])
+        let table = TableSchema(
+            name: "K", columns: (0..<7).map { ColumnSchema(name: "c\($0)", type: .string) }, keyColumns: [])
         var rows = RowArena(columnCount: 7)
         let big = [UInt8](repeating: 0xAB, count: 200_000)
         let values: [[Cell]] = [
@@ -242,9 +255,10 @@ import Testing
         rows.set(1, rows.text([]))
         rows.set(2, rows.blob([0, 1, 2, 255]))
         rows.set(3, rows.blob(big))
-        try sorter.add(BatchGroup(
-            batches: [Batch(entity: 0, schema: table, rows: rows)],
-            checkpoint: Checkpoint(input: "in", records: 3, bytes: 0), rawBytes: 0, records: 0))
+        try sorter.add(
+            BatchGroup(
+                batches: [Batch(entity: 0, schema: table, rows: rows)],
+                checkpoint: Checkpoint(input: "in", records: 3, bytes: 0), rawBytes: 0, records: 0))
         let chunks = try #require(try sorter.chunks(of: "K", rows: 100))
         let batch = try #require(try chunks.next())
         #expect(try chunks.next() == nil)
@@ -255,7 +269,10 @@ import Testing
         let out = batch.rows
         #expect(out.withText(out[2, 0]) { Array($0) } == Array("héllo".utf8))
         #expect(out[2, 1] == .text(offset: out[2, 1].offset, length: 0))
-        guard case .blob = out[2, 2], case .blob = out[2, 3] else { Issue.record("blobs became text"); return }
+        guard case .blob = out[2, 2], case .blob = out[2, 3] else {
+            Issue.record("blobs became text")
+            return
+        }
         #expect(out.withText(out[2, 2]) { Array($0) } == [0, 1, 2, 255])
         #expect(out.withText(out[2, 3]) { Array($0) } == big)
         #expect(out.ordinals.map { $0 & ((1 << 40) - 1) } == [1, 2, 3])

@@ -5,7 +5,9 @@ import Testing
 /// Kills `sluice import` with SIGKILL at random moments, resumes it, and
 /// checks the store is intact and equal to an uninterrupted import.
 @Suite(.serialized) struct CrashResumeTests {
-    let mapping = TestPaths.file("events.yml", """
+    let mapping = TestPaths.file(
+        "events.yml",
+        """
         entities:
           Event:
             records: $
@@ -22,16 +24,19 @@ import Testing
         var lines: [String] = []
         var state: UInt64 = 42
         for index in 0..<30_000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let id = Int(state >> 33) % 20_000
             let actor = id % 700
-            lines.append(#"{"id": \#(id), "kind": "k\#(index % 7)", "score": \#(index), "actor": {"id": \#(actor), "login": "a\#(actor)"}, "text": "record \#(index) of the crash test"}"#)
+            lines.append(
+                #"{"id": \#(id), "kind": "k\#(index % 7)", "score": \#(index), "actor": {"id": \#(actor), "login": "a\#(actor)"}, "text": "record \#(index) of the crash test"}"#
+            )
         }
         return TestPaths.file("events.jsonl", lines.joined(separator: "\n") + "\n")
     }()
 
     func arguments(_ store: String, resume: Bool, order: String = "key") -> [String] {
-        ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--order", order, input] + (resume ? ["--resume"] : [])
+        ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--order", order, input]
+            + (resume ? ["--resume"] : [])
     }
 
     func dump(_ store: String) -> [[[String?]]] {
@@ -87,7 +92,9 @@ import Testing
             let statuses = reader.rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
             #expect(statuses.last == "completed", "attempt \(attempt): \(statuses)")
             if process.terminationReason == .uncaughtSignal {
-                #expect(statuses.dropLast().allSatisfy { $0 == "interrupted" || $0 == "completed" }, "attempt \(attempt): \(statuses)")
+                #expect(
+                    statuses.dropLast().allSatisfy { $0 == "interrupted" || $0 == "completed" },
+                    "attempt \(attempt): \(statuses)")
             }
         }
         #expect(interrupted >= 18, "only \(interrupted) runs were killed before they finished")
@@ -102,7 +109,8 @@ import Testing
         #expect(try runCommand(sluice, arguments(reference, resume: false, order: "input")).status == 0)
         let expected = dump(reference)
         let data = try Data(contentsOf: URL(fileURLWithPath: input))
-        func runReadingStandardInput(_ arguments: [String], from path: String) throws -> (status: Int32, stderr: String) {
+        func runReadingStandardInput(_ arguments: [String], from path: String) throws -> (status: Int32, stderr: String)
+        {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: sluice)
             process.arguments = arguments
@@ -116,7 +124,10 @@ import Testing
             return (process.terminationStatus, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
         }
         func stdinArguments(_ store: String, resume: Bool) -> [String] {
-            ["import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--order", "input", "--format", "jsonl", "-"]
+            [
+                "import", "--mapping", mapping, "--into", store, "--batch-rows", "300", "--order", "input", "--format",
+                "jsonl", "-",
+            ]
                 + (resume ? ["--resume"] : [])
         }
         var interrupted = 0
@@ -163,7 +174,8 @@ import Testing
         let store = TestPaths.temporaryDirectory().appendingPathComponent("changed.sqlite").path
         let small = TestPaths.file("small.jsonl", "{\"id\": 1, \"actor\": {\"id\": 1, \"login\": \"a\"}}\n")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, small]).status == 0)
-        try "{\"id\": 2, \"actor\": {\"id\": 2, \"login\": \"b\"}}\n".write(toFile: small, atomically: true, encoding: .utf8)
+        try "{\"id\": 2, \"actor\": {\"id\": 2, \"login\": \"b\"}}\n".write(
+            toFile: small, atomically: true, encoding: .utf8)
         let refused = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--resume", small])
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("changed since the interrupted run"))

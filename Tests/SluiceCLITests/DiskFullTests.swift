@@ -10,7 +10,9 @@ import Testing
     static let canMount: Bool = {
         guard getuid() == 0 else { return false }
         let probe = TestPaths.temporaryDirectory().path
-        guard (try? runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]))?.status == 0 else { return false }
+        guard (try? runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]))?.status == 0 else {
+            return false
+        }
         _ = try? runCommand("/bin/umount", [probe])
         return true
     }()
@@ -54,7 +56,8 @@ import Testing
         #expect(try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk]).status == 0)
         defer { _ = try? runCommand("/bin/umount", [disk]) }
         let store = disk + "/store.sqlite"
-        let full = try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", store, "--sort-mib", "1", crash.all])
+        let full = try runCommand(
+            sluice, ["import", "--mapping", crash.mapping, "--into", store, "--sort-mib", "1", crash.all])
         #expect(full.status == 74, "\(full.stderr)")
         #expect(crash.statuses(store).last == "failed", "\(crash.statuses(store)): \(full.stderr)")
     }

@@ -51,7 +51,9 @@ import Testing
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationReason == .exit, "\(phase)")
             #expect(process.terminationStatus == 128 + number, "\(phase): \(message)")
-            #expect(message.contains("stopped by \(number == SIGINT ? "SIGINT" : "SIGTERM")") && message.contains("--resume"), "\(phase): \(message)")
+            #expect(
+                message.contains("stopped by \(number == SIGINT ? "SIGINT" : "SIGTERM")")
+                    && message.contains("--resume"), "\(phase): \(message)")
             #expect(crash.statuses(store).last == "cancelled", "\(phase): \(crash.statuses(store))")
             let resumed = try runCommand(sluice, arguments + ["--into", store, "--resume"])
             #expect(resumed.status == 0, "\(phase): \(resumed.stderr)")

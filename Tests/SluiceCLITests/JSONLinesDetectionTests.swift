@@ -19,12 +19,15 @@ import Testing
             #expect(StoreReader(store).count("E") == 5)
             #expect(try runCommand(sluice, ["check", input]).status == 0)
             let inferred = try runCommand(sluice, ["infer", input])
-            #expect(inferred.status == 0 && inferred.stdout.contains("records: \"$\""), "\(inferred.stdout)\(inferred.stderr)")
+            #expect(
+                inferred.status == 0 && inferred.stdout.contains("records: \"$\""),
+                "\(inferred.stdout)\(inferred.stderr)")
         }
     }
 
     @Test func aJSONArrayStaysOneDocument() throws {
-        let file = TestPaths.file("array.json", "[" + (1...5).map { #"{"id": \#($0)}"# }.joined(separator: ",\n") + "]\n")
+        let file = TestPaths.file(
+            "array.json", "[" + (1...5).map { #"{"id": \#($0)}"# }.joined(separator: ",\n") + "]\n")
         let store = TestPaths.temporaryDirectory().appendingPathComponent("s.sqlite").path
         let imported = try runCommand(sluice, ["import", "--into", store, "--entity", "E", "--key", "id", file])
         #expect(imported.status == 0, "\(imported.stderr)")

@@ -14,17 +14,24 @@ import Testing
             let directory = TestPaths.temporaryDirectory()
             let input = directory.appendingPathComponent("large.jsonl").path
             let field = String(repeating: "x", count: 1 << 20)
-            let lines = (0..<records).map { #"{"id": \#(($0 * 7) % records), "a": "a\#(field)", "b": "b\#(field)", "c": "c\#(field)"}"# }
+            let lines = (0..<records).map {
+                #"{"id": \#(($0 * 7) % records), "a": "a\#(field)", "b": "b\#(field)", "c": "c\#(field)"}"#
+            }
             try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
             let store = directory.appendingPathComponent("large.sqlite").path
             let (status, peakKiB) = try runMeasured(
-                sluice, ["import", "--into", store, "--entity", "E", "--key", "id", "--order", "key", "--format", "jsonl", "-"],
+                sluice,
+                [
+                    "import", "--into", store, "--entity", "E", "--key", "id", "--order", "key", "--format", "jsonl",
+                    "-",
+                ],
                 inputPath: input)
             #expect(status == 0)
             #expect(StoreReader(store).count("E") == records)
             return peakKiB
         }
-        let few = try peak(records: 16), many = try peak(records: 64)
+        let few = try peak(records: 16)
+        let many = try peak(records: 64)
         print("large records: 16 records peak \(few) KiB, 64 records peak \(many) KiB")
         #expect(many < few + 36 * 1024, "16 records: \(few) KiB, 64 records: \(many) KiB")
     }

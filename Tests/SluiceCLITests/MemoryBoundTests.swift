@@ -14,11 +14,13 @@ import Testing
         var state: UInt64 = 7
         var chunk = ""
         for index in 0..<150_000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let id = (index &* 7_919 &+ 13) % 150_000
             let actor = Int(state >> 40) % 7_500
             let tags = (0..<Int(state >> 61)).map { "\"t\(($0 &+ index) % 40)\"" }.joined(separator: ",")
-            chunk += #"{"id": \#(id), "type": "PushEvent", "created_at": "2024-05-01T12:34:56Z", "public": true, "score": \#(index % 1000), "ratio": 0.5, "repo": "owner/repo-\#(index % 500)", "lang": "swift", "title": "commit fix merge update \#(index)", "body": "\#(String(repeating: "body text ", count: 30))", "actor": {"id": \#(actor), "login": "user\#(actor)", "url": "https://example.org/u/\#(actor)"}, "tags": [\#(tags)]}"# + "\n"
+            chunk +=
+                #"{"id": \#(id), "type": "PushEvent", "created_at": "2024-05-01T12:34:56Z", "public": true, "score": \#(index % 1000), "ratio": 0.5, "repo": "owner/repo-\#(index % 500)", "lang": "swift", "title": "commit fix merge update \#(index)", "body": "\#(String(repeating: "body text ", count: 30))", "actor": {"id": \#(actor), "login": "user\#(actor)", "url": "https://example.org/u/\#(actor)"}, "tags": [\#(tags)]}"#
+                + "\n"
             if chunk.utf8.count > 1 << 20 {
                 handle.write(Data(chunk.utf8))
                 chunk = ""
@@ -26,7 +28,9 @@ import Testing
         }
         handle.write(Data(chunk.utf8))
         try handle.close()
-        let mapping = TestPaths.file("events.yml", """
+        let mapping = TestPaths.file(
+            "events.yml",
+            """
             entities:
               Event:
                 records: $
@@ -40,7 +44,8 @@ import Testing
               Tag: {key: name, attributes: {name: string}}
             """)
         let store = directory.appendingPathComponent("events.sqlite").path
-        let (status, peakKiB) = try runMeasured(sluice, ["import", "--mapping", mapping, "--into", store, "--format", "jsonl", "-"], inputPath: input)
+        let (status, peakKiB) = try runMeasured(
+            sluice, ["import", "--mapping", mapping, "--into", store, "--format", "jsonl", "-"], inputPath: input)
         #expect(status == 0)
         #expect(StoreReader(store).count("Event") == 150_000)
         #expect(peakKiB > 0 && peakKiB < 64 * 1024, "peak RSS \(peakKiB) KiB")

@@ -7,7 +7,8 @@ import SluiceTestSupport
 /// process directly would not do: posix_spawn shares the test process's
 /// memory until exec, and Linux carries that high-water mark into the
 /// child's ru_maxrss.)
-func runMeasured(_ executable: String, _ arguments: [String], inputPath: String) throws -> (status: Int32, peakKiB: Int) {
+func runMeasured(_ executable: String, _ arguments: [String], inputPath: String) throws -> (status: Int32, peakKiB: Int)
+{
     let report = TestPaths.temporaryDirectory().appendingPathComponent("time.txt").path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/time")

@@ -11,9 +11,11 @@ import Testing
         let input = directory.appendingPathComponent("events.jsonl").path
         try ReportingTests.events(2_000).write(toFile: input, atomically: true, encoding: .utf8)
         let stats = directory.appendingPathComponent("stats.json").path
-        let result = try runCommand(sluice, ["import", "--mapping", mapping, "--into", "null:", "--stats-json", stats, input])
+        let result = try runCommand(
+            sluice, ["import", "--mapping", mapping, "--into", "null:", "--stats-json", stats, input])
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
         let event = (json?["entities"] as? [String: Any])?["Event"] as? [String: Any]
         #expect(event?["inserted"] as? Int == 2_000)
         // Nested actors are found or created once per batch, so the null

@@ -19,7 +19,8 @@ import Testing
         let mapping = directory.appendingPathComponent("m.yml").path
         try ReportingTests.mapping.write(toFile: mapping, atomically: true, encoding: .utf8)
         let store = directory.appendingPathComponent("s.sqlite").path
-        let result = try runCommand(sluice, ["import", "--format", "jsonl", "--mapping", mapping, "--into", store, fifo])
+        let result = try runCommand(
+            sluice, ["import", "--format", "jsonl", "--mapping", mapping, "--into", store, fifo])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(StoreReader(store).count("Event") == 3_000)
     }

@@ -5,7 +5,9 @@ import Testing
 /// The binary against a PostgreSQL server the tests start: a sync killed
 /// in each phase and resumed, a connection lost mid-run and resumed, four
 /// importers at once, the server's errors, and `sluice status`.
-@Suite(.serialized, .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
+@Suite(
+    .serialized,
+    .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
 struct PostgresCLITests {
     let mapping = SyncCrashTests.syncMapping
 
@@ -43,7 +45,9 @@ struct PostgresCLITests {
         let server = try PostgresTestServer.require()
         let reference = try server.newDatabase()
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", reference, all]).status == 0)
-        let sync = ["import", "--mapping", mapping, "--order", order, "--batch-rows", "2000", "--delete-missing", third]
+        let sync = [
+            "import", "--mapping", mapping, "--order", order, "--batch-rows", "2000", "--delete-missing", third,
+        ]
         let clean = try runCommand(sluice, sync + ["--into", reference])
         #expect(clean.status == 0, "\(clean.stderr)")
         let expected = dump(reference)
@@ -53,13 +57,18 @@ struct PostgresCLITests {
             ("reading", { _ in true }),
             ("applying", { $0.hasPrefix("WITH w AS (INSERT") || $0.hasPrefix("COPY") }),
             ("deleting", { $0.hasPrefix("WITH gone AS (DELETE FROM \"Event\" t WHERE NOT EXISTS") }),
-            ("checking", { $0.hasPrefix("SELECT coalesce(sum(n), 0)") || $0.hasPrefix("SELECT count(*) FROM \"Event\" s") }),
+            (
+                "checking",
+                { $0.hasPrefix("SELECT coalesce(sum(n), 0)") || $0.hasPrefix("SELECT count(*) FROM \"Event\" s") }
+            ),
         ]
         var killedPhases: [String] = []
         for phase in phases {
             let database = try server.newDatabase()
             #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
-            if try SyncCrashTests.killed(sync + ["--into", database], when: { sessions(server, database).contains(where: phase.reached) }) {
+            if try SyncCrashTests.killed(
+                sync + ["--into", database], when: { sessions(server, database).contains(where: phase.reached) })
+            {
                 killedPhases.append(phase.name)
             }
             waitForIdle(server, database)
@@ -69,7 +78,9 @@ struct PostgresCLITests {
             let runs = statuses(database)
             #expect(runs.last == "completed", "\(phase.name): \(runs)")
             #expect(runs.allSatisfy { $0 == "completed" || $0 == "interrupted" }, "\(phase.name): \(runs)")
-            #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
+            #expect(
+                PostgresReader(database).value(
+                    "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
         }
         #expect(killedPhases.count >= 3, "killed only while \(killedPhases)")
     }
@@ -84,7 +95,9 @@ struct PostgresCLITests {
         let expected = dump(reference)
 
         let database = try server.newDatabase()
-        let arguments = ["import", "--mapping", mapping, "--into", database, "--order", "input", "--batch-rows", "300", all]
+        let arguments = [
+            "import", "--mapping", mapping, "--into", database, "--order", "input", "--batch-rows", "300", all,
+        ]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sluice)
         process.arguments = arguments
@@ -94,16 +107,20 @@ struct PostgresCLITests {
         try process.run()
         let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? ""
         let deadline = Date().addingTimeInterval(60)
-        while process.isRunning && Date() < deadline && (Int(PostgresReader(database).value("SELECT count(*) FROM \"Event\"") ?? "") ?? 0) < 3_000 {
+        while process.isRunning && Date() < deadline
+            && (Int(PostgresReader(database).value("SELECT count(*) FROM \"Event\"") ?? "") ?? 0) < 3_000
+        {
             usleep(2_000)
         }
         let terminated = PostgresReader(server.conninfo()).value(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()) t")
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()) t"
+        )
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(terminated != "0")
         #expect(process.terminationStatus != 0, "the run succeeded after losing its connection")
-        #expect(stderr.contains("terminating connection") || stderr.contains("server closed the connection"), "\(stderr)")
+        #expect(
+            stderr.contains("terminating connection") || stderr.contains("server closed the connection"), "\(stderr)")
         #expect(!stderr.contains("Fatal error"), "\(stderr)")
         let committed = Int(PostgresReader(database).value("SELECT count(*) FROM \"Event\"") ?? "") ?? 0
         #expect(committed >= 3_000)
@@ -152,8 +169,11 @@ struct PostgresCLITests {
     @Test func serverErrorsNameTheirSQLStateAndStatement() throws {
         let server = try PostgresTestServer.require()
         let database = try server.newDatabase()
-        _ = PostgresReader(database).rows(#"CREATE TABLE "Event" (id bigint PRIMARY KEY, kind text, score bigint CHECK (score < 100))"#)
-        let input = TestPaths.file("bad.jsonl", #"{"id": 1, "kind": "a", "score": 5}"# + "\n" + #"{"id": 2, "kind": "b", "score": 500}"# + "\n")
+        _ = PostgresReader(database).rows(
+            #"CREATE TABLE "Event" (id bigint PRIMARY KEY, kind text, score bigint CHECK (score < 100))"#)
+        let input = TestPaths.file(
+            "bad.jsonl", #"{"id": 1, "kind": "a", "score": 5}"# + "\n" + #"{"id": 2, "kind": "b", "score": 500}"# + "\n"
+        )
         let result = try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, input])
         #expect(result.status != 0)
         #expect(result.stderr.contains("SQLSTATE 23514"), "\(result.stderr)")
@@ -166,7 +186,8 @@ struct PostgresCLITests {
     @Test func statusReadsTheDatabase() throws {
         let server = try PostgresTestServer.require()
         let database = try server.newDatabase()
-        let input = TestPaths.file("two.jsonl", #"{"id": 1, "tags": ["a"]}"# + "\n" + #"{"id": 2, "tags": ["a", "b"]}"# + "\n")
+        let input = TestPaths.file(
+            "two.jsonl", #"{"id": 1, "tags": ["a"]}"# + "\n" + #"{"id": 2, "tags": ["a", "b"]}"# + "\n")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, input]).status == 0)
         let status = try runCommand(sluice, ["status", database])
         #expect(status.status == 0, "\(status.stderr)")
@@ -195,7 +216,9 @@ struct PostgresCLITests {
         let resumed = try runCommand(sluice, sync + ["--resume", "--max-delete", "86%"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "300")
-        #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
+        #expect(
+            PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'")
+                == "0")
     }
 
     /// `--dry-run` on PostgreSQL: into an empty database it creates no
@@ -206,10 +229,13 @@ struct PostgresCLITests {
         let server = try PostgresTestServer.require()
         let database = try server.newDatabase()
         let all = SyncCrashTests.events(Array(1...2_000), name: "pg-dry-all.jsonl")
-        let update = SafetyRailTests.changed(Array(1...2_000).filter { $0 % 9 != 0 } + Array(2_001...2_150), name: "pg-dry-update.jsonl")
+        let update = SafetyRailTests.changed(
+            Array(1...2_000).filter { $0 % 9 != 0 } + Array(2_001...2_150), name: "pg-dry-update.jsonl")
         let first = try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, "--dry-run", all])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(PostgresReader(database).value("SELECT count(*) FROM pg_class WHERE relname IN ('Event', 'Tag', 'Event_tags', '_sluice_runs')") == "0")
+        #expect(
+            PostgresReader(database).value(
+                "SELECT count(*) FROM pg_class WHERE relname IN ('Event', 'Tag', 'Event_tags', '_sluice_runs')") == "0")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", database, all]).status == 0)
         let before = dump(database)
         let directory = TestPaths.temporaryDirectory()
@@ -222,8 +248,11 @@ struct PostgresCLITests {
         #expect(real.status == 0, "\(real.stderr)")
         #expect(dump(database) != before)
         let read = { (name: String) throws -> NSDictionary in
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(name)))
-            return try #require(object as? [String: Any]).filter { !["seconds", "dryRun", "wouldFail"].contains($0.key) } as NSDictionary
+            let object = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent(name)))
+            return try #require(object as? [String: Any]).filter {
+                !["seconds", "dryRun", "wouldFail"].contains($0.key)
+            } as NSDictionary
         }
         let counts = try read("dry.json")
         #expect(counts == (try read("real.json")))

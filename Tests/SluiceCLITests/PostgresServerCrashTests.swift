@@ -4,7 +4,9 @@ import Testing
 
 /// The binary against a PostgreSQL server of the test's own that crashes
 /// (`pg_ctl stop -m immediate`) and starts again.
-@Suite(.serialized, .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
+@Suite(
+    .serialized,
+    .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
 struct PostgresServerCrashTests {
     /// The server crashes while an import waits on its standard input:
     /// once the server is back, `sluice status` shows the run interrupted
@@ -24,7 +26,9 @@ struct PostgresServerCrashTests {
         try importer.run()
         input.fileHandleForWriting.write(Data(#"{"id": 1}"#.utf8 + [10]))
         let deadline = Date().addingTimeInterval(30)
-        while PostgresReader(database).value("SELECT status FROM _sluice_runs") != "running" && importer.isRunning && Date() < deadline {
+        while PostgresReader(database).value("SELECT status FROM _sluice_runs") != "running" && importer.isRunning
+            && Date() < deadline
+        {
             usleep(5_000)
         }
         #expect(try sluiceStatus(database).contains("#1 running started"))
@@ -63,7 +67,8 @@ struct PostgresServerCrashTests {
               id bigserial PRIMARY KEY, started timestamptz NOT NULL, finished timestamptz, status text NOT NULL,
               inputs text NOT NULL, records bigint, counts text, error text, backend integer)
             """
-        let olderRun = "INSERT INTO _sluice_runs (started, finished, status, inputs) VALUES (now(), now(), 'completed', 'day.jsonl')"
+        let olderRun =
+            "INSERT INTO _sluice_runs (started, finished, status, inputs) VALUES (now(), now(), 'completed', 'day.jsonl')"
         try server.execute("CREATE DATABASE nightly_template")
         try server.execute("\(olderLedger); \(olderRun)", in: "nightly_template")
         try server.execute("CREATE DATABASE nightly TEMPLATE nightly_template")
@@ -72,10 +77,13 @@ struct PostgresServerCrashTests {
         try server.crash()
         try server.start()
         let sequence = PostgresReader(server.conninfo("nightly")).value("SELECT last_value FROM _sluice_runs_id_seq")
-        #expect(sequence == "1", "PostgreSQL kept the sequence's advance over the crash: the reproduction no longer holds")
+        #expect(
+            sequence == "1", "PostgreSQL kept the sequence's advance over the crash: the reproduction no longer holds")
 
         let input = TestPaths.file("day.jsonl", #"{"id": 1}"# + "\n" + #"{"id": 2}"# + "\n")
-        let resumed = try runCommand(sluice, ["import", "--into", server.conninfo("nightly"), "--entity", "Event", "--key", "id", "--resume", input])
+        let resumed = try runCommand(
+            sluice,
+            ["import", "--into", server.conninfo("nightly"), "--entity", "Event", "--key", "id", "--resume", input])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let runs = PostgresReader(server.conninfo("nightly")).rows("SELECT id, status FROM _sluice_runs ORDER BY id")
         #expect(runs.map { $0[0] ?? "" } == ["1", "2", "3", "4", "5"])

@@ -27,7 +27,8 @@ import Testing
     static func events(_ count: Int, from first: Int = 0) -> String {
         (first..<(first + count)).map { number in
             let tags = ["a", "b", "c"].prefix(number % 4).map { "\"\($0)\"" }.joined(separator: ",")
-            return #"{"id":\#(number * 7919 % 100_003),"title":"event \#(number)","actor":{"id":\#(number % 50),"login":"u\#(number % 50)"},"tags":[\#(tags)]}"#
+            return
+                #"{"id":\#(number * 7919 % 100_003),"title":"event \#(number)","actor":{"id":\#(number % 50),"login":"u\#(number % 50)"},"tags":[\#(tags)]}"#
         }.joined(separator: "\n") + "\n"
     }
 
@@ -45,7 +46,8 @@ import Testing
         let (first, store) = try importing(["--batch-rows", "500"], data: Self.events(6_000))
         #expect(first.status == 0, "\(first.stderr)")
         let (result, _) = try importing(
-            ["--progress", "json", "--delete-missing", "--batch-rows", "500"], data: Self.events(5_000, from: 1_000), store: store)
+            ["--progress", "json", "--delete-missing", "--batch-rows", "500"], data: Self.events(5_000, from: 1_000),
+            store: store)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -53,7 +55,10 @@ import Testing
         let phases = objects.compactMap { $0["phase"] as? String }
         #expect(Set(phases).isSuperset(of: ["reading", "applying", "deleting", "checking", "done"]), "\(phases)")
         #expect(phases.last == "done")
-        #expect(objects.last?["warning"] as? String == "delete-missing left Tag alone: the run saw none of its records (allow it with --allow-empty-delete)")
+        #expect(
+            objects.last?["warning"] as? String
+                == "delete-missing left Tag alone: the run saw none of its records (allow it with --allow-empty-delete)"
+        )
         // Phases come in order.
         let order = ["reading", "applying", "deleting", "checking", "done"]
         #expect(phases.map { order.firstIndex(of: $0) ?? -1 } == phases.map { order.firstIndex(of: $0) ?? -1 }.sorted())
@@ -87,7 +92,8 @@ import Testing
         #expect(lines.contains(["Actor", "entity", "50", "0", "0", "0", "0", "0"]), "\(result.stdout)")
         #expect(lines.contains(["Tag", "entity", "3", "0", "0", "0", "0", "3"]), "\(result.stdout)")
         #expect(lines.contains(["Event_tags", "link", "600", "0"]), "\(result.stdout)")
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
         let tables = json?["tables"] as? [[String: Any]] ?? []
         #expect(tables.map { $0["name"] as? String } == ["Event", "Actor", "Tag", "Event_tags"])
         #expect(tables.last?["kind"] as? String == "link" && tables.last?["inserted"] as? Int == 600)
@@ -115,7 +121,9 @@ import Testing
     /// In a change file the last action on a key wins; the warning said the
     /// records were "combined" (issue 25).
     @Test func repeatedKeysInAChangeFileSayTheLastActionWon() throws {
-        let change = TestPaths.file("day.osc", """
+        let change = TestPaths.file(
+            "day.osc",
+            """
             <osmChange version="0.6">
               <create><node id="1" lat="1" lon="2" version="1"><tag k="a" v="b"/></node><node id="2" lat="1" lon="2" version="1"/></create>
               <modify><node id="1" lat="3" lon="4" version="2"/></modify>
@@ -126,8 +134,10 @@ import Testing
         let mapping = TestPaths.repository.appendingPathComponent("Examples/osmchange/mapping.yml").path
         let result = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, change])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("Node: 2 records repeated a key an earlier record of this run had; the last action on each key won"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "Node: 2 records repeated a key an earlier record of this run had; the last action on each key won"),
+            "\(result.stderr)")
         #expect(!result.stderr.contains("combined"), "\(result.stderr)")
         #expect(StoreReader(store).rows("SELECT id, lat, tags FROM Node") == [["1", "3.0", "{}"]])
     }
@@ -140,23 +150,35 @@ import Testing
         let input = directory.appendingPathComponent("posts.xml").path
         try "<posts><row Id=\"1\"/></posts>".write(toFile: input, atomically: true, encoding: .utf8)
         let stats = directory.appendingPathComponent("stats.json").path
-        let result = try runCommand(sluice, [
-            "import", "--mapping", mapping, "--into", directory.appendingPathComponent("s.sqlite").path, "--stats-json", stats, input,
-        ])
+        let result = try runCommand(
+            sluice,
+            [
+                "import", "--mapping", mapping, "--into", directory.appendingPathComponent("s.sqlite").path,
+                "--stats-json", stats, input,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("warning: \(input): no record matched the mapping (record paths: /rows/row)"), "\(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
+        #expect(
+            result.stderr.contains("warning: \(input): no record matched the mapping (record paths: /rows/row)"),
+            "\(result.stderr)")
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
         #expect((json?["warnings"] as? [String])?.count == 1)
     }
 
     @Test func anAbsentKeyListsTheMembersThatExist() throws {
         let directory = TestPaths.temporaryDirectory()
         let result = try runCommand(
-            sluice, ["import", "--into", directory.appendingPathComponent("s.sqlite").path, "--entity", "Item", "--key", "id", "-"],
+            sluice,
+            [
+                "import", "--into", directory.appendingPathComponent("s.sqlite").path, "--entity", "Item", "--key",
+                "id", "-",
+            ],
             input: Data("{\"item_id\": 1, \"name\": \"a\", \"price\": 2}\n".utf8))
         #expect(result.status == 65)
         #expect(result.stderr.contains("record 1"))
-        #expect(result.stderr.contains("the record has no key member; its members are: item_id, name, price"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("the record has no key member; its members are: item_id, name, price"),
+            "\(result.stderr)")
     }
 
     @Test func jsonProgressReportsErrorsAsJSON() throws {
@@ -199,9 +221,13 @@ import Testing
                     long != "help", long != "version"
                 else { continue }
                 // mdoc: `.It Fl -into Ar into` (or `.It Fl q , -quiet`), then the help text.
-                let item = lines[section...].firstIndex { $0.hasPrefix(".It Fl ") && $0.split(separator: " ").contains("-" + Substring(long)) }
+                let item = lines[section...].firstIndex {
+                    $0.hasPrefix(".It Fl ") && $0.split(separator: " ").contains("-" + Substring(long))
+                }
                 #expect(item != nil, "\(name) --\(long) is not in docs/sluice.1: run scripts/install.sh --man-only")
-                if let item { #expect(lines[item + 1] == abstract, "\(name) --\(long): docs/sluice.1 has an older help text") }
+                if let item {
+                    #expect(lines[item + 1] == abstract, "\(name) --\(long): docs/sluice.1 has an older help text")
+                }
             }
         }
     }

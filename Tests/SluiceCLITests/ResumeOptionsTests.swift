@@ -18,7 +18,9 @@ import Testing
 
     enum KillPoint: String, CaseIterable { case reading, sweeping }
 
-    @Test(arguments: KillPoint.allCases) func aResumeWithoutDeleteMissingIsRefusedAndTheRightOneFinishes(at point: KillPoint) throws {
+    @Test(arguments: KillPoint.allCases) func aResumeWithoutDeleteMissingIsRefusedAndTheRightOneFinishes(
+        at point: KillPoint
+    ) throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
         #expect(try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", base, crash.all]).status == 0)
@@ -41,9 +43,12 @@ import Testing
         #expect(wasKilled, "\(point): the run ended before the kill")
         let left = crash.dump(store)
 
-        let other = try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", store, "--resume", crash.third])
+        let other = try runCommand(
+            sluice, ["import", "--mapping", crash.mapping, "--into", store, "--resume", crash.third])
         #expect(other.status == 64, "\(point): \(other.stderr)")
-        #expect(other.stderr.contains("cannot resume run 2") && other.stderr.contains("--delete-missing: true then, false now"), "\(other.stderr)")
+        #expect(
+            other.stderr.contains("cannot resume run 2")
+                && other.stderr.contains("--delete-missing: true then, false now"), "\(other.stderr)")
         #expect(crash.dump(store) == left, "\(point): the refused resume changed the store")
 
         let resumed = try runCommand(sluice, sync + ["--into", store, "--resume"])
@@ -60,14 +65,19 @@ import Testing
         #expect(try runCommand(sluice, arguments).status == 0)
         // The state a run killed after its first commit leaves.
         try edit(store, "UPDATE _sluice_runs SET status = 'running', finished = NULL")
-        let changed = TestPaths.file("changed.yml", try String(contentsOfFile: crash.mapping, encoding: .utf8)
-            .replacingOccurrences(of: "score: integer", with: "score: string"))
+        let changed = TestPaths.file(
+            "changed.yml",
+            try String(contentsOfFile: crash.mapping, encoding: .utf8)
+                .replacingOccurrences(of: "score: integer", with: "score: string"))
         let mapping = try runCommand(sluice, ["import", "--mapping", changed, "--into", store, "--resume", crash.all])
-        #expect(mapping.status == 64 && mapping.stderr.contains("the mapping (--mapping, or --entity and --key) changed"), "\(mapping.stderr)")
+        #expect(
+            mapping.status == 64 && mapping.stderr.contains("the mapping (--mapping, or --entity and --key) changed"),
+            "\(mapping.stderr)")
         let mode = try runCommand(sluice, arguments + ["--resume", "--mode", "replace"])
         #expect(mode.status == 64 && mode.stderr.contains("--mode: upsert then, replace now"), "\(mode.stderr)")
         // Comments and layout are not the mapping's meaning.
-        let commented = TestPaths.file("commented.yml", "# a comment\n\n" + (try String(contentsOfFile: crash.mapping, encoding: .utf8)))
+        let commented = TestPaths.file(
+            "commented.yml", "# a comment\n\n" + (try String(contentsOfFile: crash.mapping, encoding: .utf8)))
         let same = try runCommand(sluice, ["import", "--mapping", commented, "--into", store, "--resume", crash.all])
         #expect(same.status == 0, "\(same.stderr)")
         #expect(crash.statuses(store) == ["interrupted", "completed"])
@@ -86,13 +96,17 @@ import Testing
         try edit(store, "UPDATE _sluice_runs SET status = 'running', finished = NULL WHERE id = 2")
         let resumed = try runCommand(sluice, sync + ["--resume"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stderr.contains("run 2, which this run resumes, had already deleted the rows of Event, Tag that the dump no longer has"),
-                "\(resumed.stderr)")
+        #expect(
+            resumed.stderr.contains(
+                "run 2, which this run resumes, had already deleted the rows of Event, Tag that the dump no longer has"),
+            "\(resumed.stderr)")
         #expect(!resumed.stderr.contains("left Event alone"), "\(resumed.stderr)")
         #expect(StoreReader(store).count("Event") == 20_000)
         // Resuming a completed run finds nothing left to do, and says so.
         let again = try runCommand(sluice, sync + ["--resume"])
-        #expect(again.status == 0 && again.stderr.contains("run 3, which this run resumes, had completed"), "\(again.stderr)")
+        #expect(
+            again.status == 0 && again.stderr.contains("run 3, which this run resumes, had completed"),
+            "\(again.stderr)")
         #expect(StoreReader(store).count("Event") == 20_000)
     }
 
@@ -101,15 +115,20 @@ import Testing
         let server = try PostgresTestServer.require()
         let database = try server.newDatabase()
         let name = String(database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? "")
-        #expect(try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, crash.small]).status == 0)
+        #expect(
+            try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, crash.small]).status == 0)
         let sync = ["import", "--mapping", crash.mapping, "--into", database, "--delete-missing", crash.third]
         #expect(try runCommand(sluice, sync).status == 0)
         // As a run killed after its sweep leaves it.
         try server.execute("UPDATE _sluice_runs SET status = 'running', finished = NULL WHERE id = 2", in: name)
-        let other = try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, "--resume", crash.third])
-        #expect(other.status == 64 && other.stderr.contains("--delete-missing: true then, false now"), "\(other.stderr)")
+        let other = try runCommand(
+            sluice, ["import", "--mapping", crash.mapping, "--into", database, "--resume", crash.third])
+        #expect(
+            other.status == 64 && other.stderr.contains("--delete-missing: true then, false now"), "\(other.stderr)")
         let resumed = try runCommand(sluice, sync + ["--resume"])
-        #expect(resumed.status == 0 && resumed.stderr.contains("run 2, which this run resumes, had already deleted"), "\(resumed.stderr)")
+        #expect(
+            resumed.status == 0 && resumed.stderr.contains("run 2, which this run resumes, had already deleted"),
+            "\(resumed.stderr)")
         #expect(PostgresReader(database).value(#"SELECT count(*) FROM "Event""#) == "20000")
     }
 }

@@ -26,7 +26,9 @@ import Testing
     /// that resumes it, and that command, run by a shell, finishes it.
     @Test func aKilledRunShowsAsInterruptedWithTheCommandThatResumesIt() throws {
         let store = TestPaths.temporaryDirectory().appendingPathComponent("killed.sqlite").path
-        let arguments = ["import", "--mapping", mapping, "--into", store, "--order", "input", "--batch-rows", "500", all]
+        let arguments = [
+            "import", "--mapping", mapping, "--into", store, "--order", "input", "--batch-rows", "500", all,
+        ]
         #expect(try SyncCrashTests.killed(arguments) { StoreReader(store).count("Event") > 0 })
         #expect(statuses(store) == ["running"], "the ledger as the killed run left it")
 
@@ -35,12 +37,16 @@ import Testing
         #expect(status.stdout.contains("#1 interrupted started"), "\(status.stdout)")
         #expect(!status.stdout.contains("running"), "\(status.stdout)")
         let resume = try #require(resumeCommand(status.stdout), "\(status.stdout)")
-        #expect(resume == "cd \(FileManager.default.currentDirectoryPath) && \(([sluice] + arguments + ["--resume"]).joined(separator: " "))")
+        #expect(
+            resume
+                == "cd \(FileManager.default.currentDirectoryPath) && \(([sluice] + arguments + ["--resume"]).joined(separator: " "))"
+        )
 
         let json = try runCommand(sluice, ["status", "--json", store])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let run = try #require((object["runs"] as? [[String: Any]])?.first)
-        #expect(run["status"] as? String == "interrupted" && run["resumeCommand"] as? String == resume, "\(json.stdout)")
+        #expect(
+            run["status"] as? String == "interrupted" && run["resumeCommand"] as? String == resume, "\(json.stdout)")
 
         let resumed = try runCommand("/bin/sh", ["-c", resume])
         #expect(resumed.status == 0, "\(resumed.stderr)")
@@ -71,7 +77,8 @@ import Testing
         while statuses(store) != ["running"] && first.isRunning && Date() < deadline { usleep(5_000) }
         #expect(statuses(store) == ["running"])
 
-        let later = TestPaths.file("later.jsonl", (2...100).map { #"{"id": \#($0), "kind": "second"}"# }.joined(separator: "\n") + "\n")
+        let later = TestPaths.file(
+            "later.jsonl", (2...100).map { #"{"id": \#($0), "kind": "second"}"# }.joined(separator: "\n") + "\n")
         let second = try runCommand(sluice, zeroConfig + [later])
         #expect(second.status == 0 || second.stderr.contains("locked"), "\(second.stderr)")
         #expect(StoreReader(store).value("SELECT status FROM _sluice_runs WHERE id = 1") == "running")
@@ -94,12 +101,15 @@ import Testing
     @Test func aLedgerAnOlderSluiceMadeKeepsWorking() throws {
         let store = TestPaths.temporaryDirectory().appendingPathComponent("old.sqlite").path
         let old = StoreReader(store, writable: true)
-        _ = old.rows("""
+        _ = old.rows(
+            """
             CREATE TABLE _sluice_runs (
               id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, status TEXT NOT NULL,
               inputs TEXT NOT NULL, records INTEGER, counts TEXT, error TEXT)
             """)
-        _ = old.rows("INSERT INTO _sluice_runs (started, status, inputs) VALUES ('2026-01-01 00:00:00.000', 'running', 'old.jsonl')")
+        _ = old.rows(
+            "INSERT INTO _sluice_runs (started, status, inputs) VALUES ('2026-01-01 00:00:00.000', 'running', 'old.jsonl')"
+        )
         let before = try runCommand(sluice, ["status", store])
         #expect(before.status == 0, "\(before.stderr)")
         #expect(before.stdout.contains("#1 running started"), "\(before.stdout)")
@@ -109,7 +119,8 @@ import Testing
         let run = try runCommand(sluice, ["import", "--into", store, "--entity", "Event", "--key", "id", input])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(statuses(store) == ["interrupted", "completed"])
-        let recorded = StoreReader(store).rows("SELECT pid IS NOT NULL, host IS NOT NULL, resume_command LIKE '% --resume' FROM _sluice_runs WHERE id = 2")
+        let recorded = StoreReader(store).rows(
+            "SELECT pid IS NOT NULL, host IS NOT NULL, resume_command LIKE '% --resume' FROM _sluice_runs WHERE id = 2")
         #expect(recorded == [["1", "1", "1"]])
     }
 
@@ -123,10 +134,12 @@ import Testing
         let arguments = ["import", "--into", store, "--entity", "Event", "--key", "id", input]
         #expect(try runCommand(sluice, arguments).status == 0)
         _ = StoreReader(store, writable: true).rows(
-            "UPDATE _sluice_runs SET status = 'running', finished = NULL, host = 'elsewhere.invalid', pid = 1 WHERE id = 1")
+            "UPDATE _sluice_runs SET status = 'running', finished = NULL, host = 'elsewhere.invalid', pid = 1 WHERE id = 1"
+        )
         let status = try runCommand(sluice, ["status", store])
         #expect(status.stdout.contains("#1 running started"), "\(status.stdout)")
-        #expect(status.stdout.contains("it ran on host elsewhere.invalid, pid 1; sluice cannot tell"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains("it ran on host elsewhere.invalid, pid 1; sluice cannot tell"), "\(status.stdout)")
         #expect(resumeCommand(status.stdout) == nil, "\(status.stdout)")
         #expect(try runCommand(sluice, arguments).status == 0)
         #expect(statuses(store) == ["running", "completed"])

@@ -30,7 +30,9 @@ import Testing
     @Test(arguments: [("10%", false), ("1799", false), ("85%", false), ("1800", true), ("86%", true)])
     func maxDeleteRefusesBeyondTheLimit(limit: String, allowed: Bool) throws {
         let store = try loadedStore()
-        let sync = ["import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", limit, partial]
+        let sync = [
+            "import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", limit, partial,
+        ]
         let run = try runCommand(sluice, sync)
         if allowed {
             #expect(run.status == 0, "\(run.stderr)")
@@ -55,24 +57,32 @@ import Testing
         #expect(try runCommand(sluice, sync + ["--max-delete", "10%"]).status == 65)
         let reference = TestPaths.temporaryDirectory().appendingPathComponent("reference.sqlite").path
         try FileManager.default.copyItem(atPath: try loadedStore(), toPath: reference)
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", reference, "--delete-missing", partial]).status == 0)
+        #expect(
+            try runCommand(sluice, ["import", "--mapping", mapping, "--into", reference, "--delete-missing", partial])
+                .status == 0)
 
-        let resumed = try runCommand(sluice, sync + ["--resume", "--max-delete", "95%", "--stats-json", store + ".json"])
+        let resumed = try runCommand(
+            sluice, sync + ["--resume", "--max-delete", "95%", "--stats-json", store + ".json"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let stats = try String(contentsOfFile: store + ".json", encoding: .utf8)
         #expect(stats.contains(#""deleted": 1800"#), "\(stats)")
         let tables = ["Event", "Event_tags", "Tag"]
-        #expect(tables.map { StoreReader(store).rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") }
-            == tables.map { StoreReader(reference).rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") })
+        #expect(
+            tables.map { StoreReader(store).rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") }
+                == tables.map { StoreReader(reference).rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") })
         #expect(statuses(store) == ["completed", "failed", "completed"])
-        #expect(StoreReader(store).value("SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0")
+        #expect(
+            StoreReader(store).value(
+                "SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0")
     }
 
     /// A negative count, a percentage above 100 and anything else are
     /// usage errors (64), before the store is touched.
     @Test(arguments: ["-1", "101%", "ten", "10%%", "%", "-5%"]) func aBadMaxDeleteIsAUsageError(limit: String) throws {
         let store = TestPaths.temporaryDirectory().appendingPathComponent("bad.sqlite").path
-        let run = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", limit, partial])
+        let run = try runCommand(
+            sluice,
+            ["import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", limit, partial])
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("--max-delete"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: store))
@@ -84,7 +94,8 @@ import Testing
         var generator = SplitMix(seed: 3)
         let lines = ids.shuffled(using: &generator).map { id in
             let bump = id % 4 == 0
-            return #"{"id": \#(id), "kind": "k\#(bump ? id % 5 : id % 7)", "score": \#(id * 3 + (bump ? 1 : 0)), "tags": ["t\#(id % 5)", "\#(bump ? "w" : "u")\#(id % 3)"]}"#
+            return
+                #"{"id": \#(id), "kind": "k\#(bump ? id % 5 : id % 7)", "score": \#(id * 3 + (bump ? 1 : 0)), "tags": ["t\#(id % 5)", "\#(bump ? "w" : "u")\#(id % 3)"]}"#
         }
         return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
     }
@@ -118,7 +129,8 @@ import Testing
     @Test(arguments: ["key", "input"]) func aDryRunWritesNothingAndCountsWhatTheRunWould(order: String) throws {
         let directory = TestPaths.temporaryDirectory()
         let store = directory.appendingPathComponent("dry.sqlite").path
-        let update = Self.changed(Array(1...2_000).filter { $0 % 9 != 0 } + Array(2_001...2_150), name: "rails-update.jsonl")
+        let update = Self.changed(
+            Array(1...2_000).filter { $0 % 9 != 0 } + Array(2_001...2_150), name: "rails-update.jsonl")
         let steps: [(name: String, arguments: [String])] = [
             ("first load", [all]), ("update file", [update]), ("delete-missing", ["--delete-missing", partial]),
         ]
@@ -126,12 +138,14 @@ import Testing
             let base = ["import", "--mapping", mapping, "--into", store, "--order", order] + arguments
             let before = try checksum(store)
             let runs = before == nil ? [] : statuses(store)
-            let dry = try runCommand(sluice, base + ["--dry-run", "--stats-json", directory.appendingPathComponent("dry\(step).json").path])
+            let dry = try runCommand(
+                sluice, base + ["--dry-run", "--stats-json", directory.appendingPathComponent("dry\(step).json").path])
             #expect(dry.status == 0, "\(name): \(dry.stderr)")
             #expect(dry.stdout.hasPrefix("dry run: nothing was written to the store"), "\(name): \(dry.stdout)")
             #expect(try checksum(store) == before, "\(name): the dry run changed the store's file")
             if before != nil { #expect(statuses(store) == runs, "\(name): the ledger recorded the dry run") }
-            let real = try runCommand(sluice, base + ["--stats-json", directory.appendingPathComponent("real\(step).json").path])
+            let real = try runCommand(
+                sluice, base + ["--stats-json", directory.appendingPathComponent("real\(step).json").path])
             #expect(real.status == 0, "\(name): \(real.stderr)")
             #expect(try checksum(store) != before, "\(name): the real run wrote nothing")
             #expect(tableLines(dry.stdout) == tableLines(real.stdout), "\(name):\n\(dry.stdout)\n\(real.stdout)")
@@ -141,7 +155,9 @@ import Testing
             // new tags stubbed in the first two, events deleted in the last.
             let tables = try #require(dryCounts["tables"] as? [[String: Any]])
             let count = { (table: Int, member: String) in tables[table][member] as? Int ?? 0 }
-            #expect(count(0, "inserted") + count(0, "updated") + count(0, "deleted") > 0 && count(2, "inserted") > 0, "\(name): \(tables)")
+            #expect(
+                count(0, "inserted") + count(0, "updated") + count(0, "deleted") > 0 && count(2, "inserted") > 0,
+                "\(name): \(tables)")
             #expect(step == 2 ? count(0, "deleted") > 0 : count(1, "stubs") > 0, "\(name): \(tables)")
         }
         #expect(statuses(store) == ["completed", "completed", "completed"])
@@ -153,10 +169,20 @@ import Testing
     @Test func aDryRunSaysTheRealRunWouldBeRefused() throws {
         let store = try loadedStore()
         let before = try checksum(store)
-        let dry = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", "10%", "--dry-run", partial])
+        let dry = try runCommand(
+            sluice,
+            [
+                "import", "--mapping", mapping, "--into", store, "--delete-missing", "--max-delete", "10%", "--dry-run",
+                partial,
+            ])
         #expect(dry.status == 65, "\(dry.stderr)")
-        #expect(dry.stderr.contains("dry run: the real run would fail: delete-missing would be refused: Event would lose 1800 of its 2100 stored rows"), "\(dry.stderr)")
-        #expect(tableLines(dry.stdout).contains { $0.hasPrefix("Event ") && $0.hasSuffix(" 1800         0         0") }, "\(dry.stdout)")
+        #expect(
+            dry.stderr.contains(
+                "dry run: the real run would fail: delete-missing would be refused: Event would lose 1800 of its 2100 stored rows"
+            ), "\(dry.stderr)")
+        #expect(
+            tableLines(dry.stdout).contains { $0.hasPrefix("Event ") && $0.hasSuffix(" 1800         0         0") },
+            "\(dry.stdout)")
         #expect(try checksum(store) == before)
         #expect(statuses(store) == ["completed"])
     }
@@ -165,7 +191,9 @@ import Testing
     /// `missing: error`: the same counts, exit 65 saying why the real run
     /// would fail, the file unchanged; the real run then fails as it says.
     @Test func aDryRunSaysTheRealRunWouldFailOnDanglingReferences() throws {
-        let strict = TestPaths.file("strict.yml", """
+        let strict = TestPaths.file(
+            "strict.yml",
+            """
             entities:
               Event:
                 records: $
@@ -181,14 +209,20 @@ import Testing
         let good = TestPaths.file("good.jsonl", #"{"id": 1, "owner": null}"# + "\n")
         #expect(try runCommand(sluice, ["import", "--mapping", strict, "--into", store, good]).status == 0)
         let before = try checksum(store)
-        let dangling = TestPaths.file("dangling.jsonl", #"{"id": 2, "owner": 7}"# + "\n" + #"{"id": 3, "owner": 8}"# + "\n")
+        let dangling = TestPaths.file(
+            "dangling.jsonl", #"{"id": 2, "owner": 7}"# + "\n" + #"{"id": 3, "owner": 8}"# + "\n")
         let dry = try runCommand(sluice, ["import", "--mapping", strict, "--into", store, "--dry-run", dangling])
         #expect(dry.status == 65, "\(dry.stderr)")
-        #expect(dry.stderr.contains("dry run: the real run would fail: Event.owner: 2 links to records that are not in the store"), "\(dry.stderr)")
+        #expect(
+            dry.stderr.contains(
+                "dry run: the real run would fail: Event.owner: 2 links to records that are not in the store"),
+            "\(dry.stderr)")
         #expect(tableLines(dry.stdout).contains { $0.hasPrefix("Event ") && $0.contains(" 2 ") }, "\(dry.stdout)")
         #expect(try checksum(store) == before)
         let real = try runCommand(sluice, ["import", "--mapping", strict, "--into", store, dangling])
-        #expect(real.status != 0 && real.stderr.contains("Event.owner: 2 links to records that are not in the store"), "\(real.stderr)")
+        #expect(
+            real.status != 0 && real.stderr.contains("Event.owner: 2 links to records that are not in the store"),
+            "\(real.stderr)")
         #expect(StoreReader(store).count("Event") == 3)
     }
 
@@ -196,7 +230,8 @@ import Testing
     @Test func aDryRunDoesNotResume() throws {
         let store = try loadedStore()
         let before = try checksum(store)
-        let run = try runCommand(sluice, ["import", "--mapping", mapping, "--into", store, "--dry-run", "--resume", partial])
+        let run = try runCommand(
+            sluice, ["import", "--mapping", mapping, "--into", store, "--dry-run", "--resume", partial])
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("--dry-run cannot be combined with --resume"), "\(run.stderr)")
         #expect(try checksum(store) == before)

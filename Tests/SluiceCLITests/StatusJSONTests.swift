@@ -7,8 +7,10 @@ import Testing
 /// PostgreSQL (issue 25).
 @Suite(.serialized) struct StatusJSONTests {
     let mapping = SyncCrashTests.syncMapping
-    let all = TestPaths.file("four.jsonl", (1...4).map { #"{"id": \#($0), "tags": ["t\#($0 % 2)"]}"# }.joined(separator: "\n") + "\n")
-    let two = TestPaths.file("two.jsonl", (1...2).map { #"{"id": \#($0), "tags": ["t\#($0 % 2)"]}"# }.joined(separator: "\n") + "\n")
+    let all = TestPaths.file(
+        "four.jsonl", (1...4).map { #"{"id": \#($0), "tags": ["t\#($0 % 2)"]}"# }.joined(separator: "\n") + "\n")
+    let two = TestPaths.file(
+        "two.jsonl", (1...2).map { #"{"id": \#($0), "tags": ["t\#($0 % 2)"]}"# }.joined(separator: "\n") + "\n")
 
     /// Imports four events, then two with --delete-missing, and reads the
     /// status of `store` as JSON.
@@ -29,7 +31,8 @@ import Testing
         #expect(runs.map { $0["status"] as? String } == ["completed", "completed"])
         #expect(runs.first?["inputs"] as? [String] == [two])
         let options = runs.first?["options"] as? [String: Any]
-        #expect(options?["delete-missing"] as? Bool == true && options?["mode"] as? String == "upsert", "\(options ?? [:])")
+        #expect(
+            options?["delete-missing"] as? Bool == true && options?["mode"] as? String == "upsert", "\(options ?? [:])")
         #expect(runs.first?["swept"] as? Bool == true && runs.last?["swept"] as? Bool == false)
         let counts = runs.first?["counts"] as? [String: Any]
         let event = (counts?["entities"] as? [String: Any])?["Event"] as? [String: Any]
@@ -44,7 +47,9 @@ import Testing
         expectTwoRuns(try statusAfterTwoRuns(store))
         // --runs bounds the runs listed, newest first.
         let one = try runCommand(sluice, ["status", "--json", "--runs", "1", store])
-        let runs = (try JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [String: Any])?["runs"] as? [[String: Any]]
+        let runs =
+            (try JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [String: Any])?["runs"]
+            as? [[String: Any]]
         #expect(runs?.map { $0["id"] as? Int } == [2])
     }
 

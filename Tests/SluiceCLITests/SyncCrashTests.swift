@@ -79,9 +79,13 @@ import Testing
             let resumed = try runCommand(sluice, sync + ["--into", store, "--resume"])
             #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
             #expect(StoreReader(store).value("PRAGMA integrity_check") == "ok")
-            #expect(dump(store) == expected, "attempt \(attempt): killed with \(left) events left, the resumed store differs")
+            #expect(
+                dump(store) == expected,
+                "attempt \(attempt): killed with \(left) events left, the resumed store differs")
             #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
-            #expect(StoreReader(store).value("SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0")
+            #expect(
+                StoreReader(store).value(
+                    "SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0")
         }
         #expect(killedMidSweep >= 1, "no kill landed inside the sweep")
     }
@@ -91,18 +95,27 @@ import Testing
     /// with `UNIQUE constraint failed`.
     @Test(arguments: ["key", "input"]) func zeroConfigReimportsFindEveryRowUnchanged(order: String) throws {
         let store = TestPaths.temporaryDirectory().appendingPathComponent("zero.sqlite").path
-        let arguments = ["import", "--into", store, "--entity", "Event", "--key", "id", "--order", order, "--stats-json"]
+        let arguments = [
+            "import", "--into", store, "--entity", "Event", "--key", "id", "--order", order, "--stats-json",
+        ]
         for run in 0..<2 {
             let stats = TestPaths.temporaryDirectory().appendingPathComponent("stats.json").path
             let result = try runCommand(sluice, arguments + [stats, third])
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             let text = try String(contentsOfFile: stats, encoding: .utf8)
-            let expected = run == 0 ? #""inserted": 20000, "updated": 0, "unchanged": 0"# : #""inserted": 0, "updated": 0, "unchanged": 20000"#
+            let expected =
+                run == 0
+                ? #""inserted": 20000, "updated": 0, "unchanged": 0"#
+                : #""inserted": 0, "updated": 0, "unchanged": 20000"#
             #expect(text.contains(expected), "run \(run): \(text)")
         }
         let reader = StoreReader(store)
         let types = reader.rows("SELECT name, type FROM pragma_table_info('Event') ORDER BY cid")
-        #expect(types == [["id", "INTEGER"], ["kind", "TEXT"], ["score", "INTEGER"], ["ratio", "REAL"], ["ok", "INTEGER"], ["tags", "TEXT"]])
+        #expect(
+            types == [
+                ["id", "INTEGER"], ["kind", "TEXT"], ["score", "INTEGER"], ["ratio", "REAL"], ["ok", "INTEGER"],
+                ["tags", "TEXT"],
+            ])
         #expect(reader.value("SELECT typeof(id) || typeof(ratio) FROM Event LIMIT 1") == "integerreal")
     }
 
@@ -131,7 +144,9 @@ import Testing
             #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
             #expect(dump(store, ["Event"]) == expected, "attempt \(attempt): the resumed store differs")
             let again = try runCommand(sluice, arguments + ["--into", store])
-            #expect(again.status == 0 && again.stdout.contains("15000"), "attempt \(attempt): \(again.stdout)\(again.stderr)")
+            #expect(
+                again.status == 0 && again.stdout.contains("15000"),
+                "attempt \(attempt): \(again.stdout)\(again.stderr)")
         }
         #expect(killedAfterCommit >= 3, "only \(killedAfterCommit) kills landed after the first commit")
     }

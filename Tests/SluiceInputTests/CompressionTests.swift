@@ -26,7 +26,8 @@ func toolOutput(_ tool: String, _ arguments: [String], input: Data) throws -> Da
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [tool] + arguments
-    let out = Pipe(), inPipe = Pipe()
+    let out = Pipe()
+    let inPipe = Pipe()
     process.standardOutput = out
     process.standardInput = inPipe
     try process.run()
@@ -99,6 +100,8 @@ func toolOutput(_ tool: String, _ arguments: [String], input: Data) throws -> Da
     @Test func plainFileAndMissingFile() throws {
         let path = writeTemporary(Data("hello".utf8), "plain.txt")
         #expect(try readAll(Input.open(path: path, chunkSize: 1), chunk: 1) == Array("hello".utf8))
-        #expect(throws: InputError.notFound(path: "/nonexistent/file.xml")) { try Input.open(path: "/nonexistent/file.xml") }
+        #expect(throws: InputError.notFound(path: "/nonexistent/file.xml")) {
+            try Input.open(path: "/nonexistent/file.xml")
+        }
     }
 }

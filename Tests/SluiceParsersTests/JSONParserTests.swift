@@ -4,7 +4,8 @@ import Testing
 @Suite struct JSONParserTests {
     @Test func numbersStayText() throws {
         let events = try feedJSON(#"{"id": 10158365420975381, "r": 1.50, "e": 1e400}"#)
-        #expect(events == ["{", "key:id", "number:10158365420975381", "key:r", "number:1.50", "key:e", "number:1e400", "}"])
+        #expect(
+            events == ["{", "key:id", "number:10158365420975381", "key:r", "number:1.50", "key:e", "number:1e400", "}"])
     }
 
     @Test func readsJSONLinesAndSkipsBOM() throws {

@@ -5,7 +5,9 @@ import Testing
 
 /// Parses a whole file as one JSON document; returns the error, if any.
 func jsonVerdict(_ path: String, chunk: Int = 65_536) -> ParseError? {
-    guard let data = FileManager.default.contents(atPath: path) else { return ParseError(.malformed("unreadable"), at: SourceLocation(file: path)) }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        return ParseError(.malformed("unreadable"), at: SourceLocation(file: path))
+    }
     let parser = JSONPushParser(handler: EventLog(), name: path, multipleValues: false)
     let bytes = [UInt8](data)
     do {

@@ -12,7 +12,11 @@ final class EventLog: XMLEventHandler, JSONEventHandler {
     }
     func endElement() throws { events.append("</>") }
     func characters(_ text: ByteSpan) throws {
-        if events.last?.hasPrefix("text:") == true { events[events.count - 1] += text.string } else { events.append("text:" + text.string) }
+        if events.last?.hasPrefix("text:") == true {
+            events[events.count - 1] += text.string
+        } else {
+            events.append("text:" + text.string)
+        }
     }
     func startObject() throws { events.append("{") }
     func key(_ name: ByteSpan) throws { events.append("key:" + name.string) }

@@ -31,11 +31,12 @@ final class ManifestReader: XMLEventHandler {
         let base = (bases.last ?? "") + (values["base"] ?? "")
         bases.append(base)
         guard name.string == "TEST", let uri = values["URI"] else { return }
-        cases.append(ConformanceCase(
-            id: values["ID"] ?? uri, type: values["TYPE"] ?? "", entities: values["ENTITIES"] ?? "none",
-            path: directory + "/" + base + uri, version: values["VERSION"] ?? "1.0",
-            recommendation: values["RECOMMENDATION"] ?? "XML1.0", namespace: values["NAMESPACE"] ?? "yes",
-            edition: values["EDITION"] ?? ""))
+        cases.append(
+            ConformanceCase(
+                id: values["ID"] ?? uri, type: values["TYPE"] ?? "", entities: values["ENTITIES"] ?? "none",
+                path: directory + "/" + base + uri, version: values["VERSION"] ?? "1.0",
+                recommendation: values["RECOMMENDATION"] ?? "XML1.0", namespace: values["NAMESPACE"] ?? "yes",
+                edition: values["EDITION"] ?? ""))
     }
 
     func endElement() throws { bases.removeLast() }

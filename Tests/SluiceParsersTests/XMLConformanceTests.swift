@@ -9,7 +9,9 @@ func refusalReason(_ test: ConformanceCase, _ error: ParseError) -> String? {
     let text = (try? String(contentsOfFile: test.path, encoding: .isoLatin1)) ?? ""
     if message.contains("XML version") { return "XML 1.1 document (sluice reads XML 1.0)" }
     if text.contains("<!ENTITY") { return "declares entities (refused against entity-expansion attacks)" }
-    if message.contains("default value for attribute") { return "declares attribute defaults (refused against quadratic blowup)" }
+    if message.contains("default value for attribute") {
+        return "declares attribute defaults (refused against quadratic blowup)"
+    }
     if test.namespace == "no" { return "not namespace-well-formed (namespace processing is always on)" }
     return nil
 }

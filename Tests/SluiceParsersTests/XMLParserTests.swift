@@ -52,7 +52,10 @@ import Testing
             _ = try feedXML("<a><b/><c/></a>", log: log)
             Issue.record("the handler's error was lost")
         } catch let error as ParseError {
-            guard case .rejected(let inner) = error.reason else { Issue.record("wrong reason"); return }
+            guard case .rejected(let inner) = error.reason else {
+                Issue.record("wrong reason")
+                return
+            }
             #expect(inner is StopError)
             #expect(!log.events.contains("<c>"))
         }

@@ -14,7 +14,9 @@ final class Collector: RecordSink {
 
     func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
         routed.append(entities)
-        for entity in entities { _ = try mappers[entity].appendRow(tree, root: 0, ordinal: ordinal, into: &arenas[entity]) }
+        for entity in entities {
+            _ = try mappers[entity].appendRow(tree, root: 0, ordinal: ordinal, into: &arenas[entity])
+        }
     }
 
     /// Row `row` of entity `entity` as display strings.

@@ -42,7 +42,8 @@ import Testing
                   first: {type: integer, source: "builds[0].n"}
                   extra: json
             """
-        let json = #"{"jobs": [{"name": "a", "color": "blue", "builds": [{"n": 5}], "extra": {"x": [1, "y\n"]}}, {"name": "b", "other": {"jobs": []}}], "views": [{"name": "no"}]}"#
+        let json =
+            #"{"jobs": [{"name": "a", "color": "blue", "builds": [{"n": 5}], "extra": {"x": [1, "y\n"]}}, {"name": "b", "other": {"jobs": []}}], "views": [{"name": "no"}]}"#
         for chunk in [1, 4096] {
             let rows = try assemble(yaml, json: json, chunk: chunk)
             #expect(rows.arenas[0].rowCount == 2)
@@ -64,7 +65,8 @@ import Testing
     }
 
     @Test func badValueNamesEntityAndAttribute() throws {
-        let yaml = "entities: {A: {records: $, key: id, attributes: {id: integer, n: integer, m: {type: integer, invalid: null}}}}"
+        let yaml =
+            "entities: {A: {records: $, key: id, attributes: {id: integer, n: integer, m: {type: integer, invalid: null}}}}"
         #expect(try assemble(yaml, json: #"{"id": 1, "n": 2, "m": "x"}"#).row(0, 0) == ["1", "2", "null"])
         do {
             _ = try assemble(yaml, json: #"{"id": 1, "n": "12a"}"#)

@@ -1,6 +1,7 @@
-@testable import SluiceRecords
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceRecords
 
 /// `DateText.withPlainUTC` skips the general parse for dates already all but
 /// in stored form; it must agree with `parseISO` + `format` on every input it
@@ -20,7 +21,9 @@ import Testing
     func hasPlainShape(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         let template = Array("dddd-dd-ddSdd:dd:dd".utf8)
-        guard bytes.count == 19 || (bytes.count == 20 && (bytes[19] == UInt8(ascii: "Z") || bytes[19] == UInt8(ascii: "z")))
+        guard
+            bytes.count == 19
+                || (bytes.count == 20 && (bytes[19] == UInt8(ascii: "Z") || bytes[19] == UInt8(ascii: "z")))
         else { return false }
         for (byte, wanted) in zip(bytes, template) {
             switch wanted {
@@ -55,8 +58,10 @@ import Testing
         }
         var accepted = 0
         for _ in 0..<50_000 {
-            var text = digits(4, below: 10_000) + "-" + digits(2, below: 14) + "-" + digits(2, below: 33)
-                + pick(["T", " ", "t", "x"]) + digits(2, below: 26) + ":" + digits(2, below: 62) + ":" + digits(2, below: 62)
+            var text =
+                digits(4, below: 10_000) + "-" + digits(2, below: 14) + "-" + digits(2, below: 33)
+                + pick(["T", " ", "t", "x"]) + digits(2, below: 26) + ":" + digits(2, below: 62) + ":"
+                + digits(2, below: 62)
                 + pick(["", "Z", "z", "Z", "+01:00", ".5Z", "Q"])
             if random.next() % 8 == 0 {
                 var bytes = Array(text.utf8)

@@ -1,13 +1,16 @@
-@testable import SluiceRecords
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceRecords
 
 /// `DirectFields.find` replaces one `RecordTree.resolve` per one-step source;
 /// on any tree it must find the very node `resolve` finds.
 @Suite struct DirectFieldsTests {
     /// Names that share lengths and eight-byte prefixes, so every branch of
     /// the comparison is taken.
-    static let names = ["id", "di", "type", "tags", "created_at", "created_by", "identifier_long_a", "identifier_long_b", "x", "ü"]
+    static let names = [
+        "id", "di", "type", "tags", "created_at", "created_by", "identifier_long_a", "identifier_long_b", "x", "ü",
+    ]
 
     /// Each name as a child step and as an attribute step.
     func paths() throws -> [FieldPath] {

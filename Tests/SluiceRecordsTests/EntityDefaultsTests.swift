@@ -37,7 +37,8 @@ import Testing
     @Test func aZeroConfigTableTakesTheRunsAndKeepsThemWhenItAdoptsTheStoredColumns() throws {
         let path = try RecordPath.parse("$").get()
         let compiled = CompiledMapping(
-            schemaless: "Event", key: "id", records: path, defaults: EntityDefaults(mode: .insertOnly, deleteMissing: true))
+            schemaless: "Event", key: "id", records: path,
+            defaults: EntityDefaults(mode: .insertOnly, deleteMissing: true))
         let mapper = try #require(compiled.mappers.first)
         mapper.adopt(stored: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "n", type: .string)])
         #expect(mapper.schema.columns.count == 2)

@@ -106,7 +106,8 @@ struct MappingGenerator {
 
     /// An attribute of a type that may be a key.
     mutating func keyAttribute(_ names: inout Set<String>, xml: Bool) -> AttributeMapping {
-        var attribute = AttributeMapping(name: name(&names), type: pick([.string, .integer, .decimal, .date, .boolean]))
+        var attribute = AttributeMapping(
+            name: name(&names), type: pick([.string, .integer, .decimal, .date, .boolean]))
         if chance(0.5) { attribute.sources = [path(xml: xml)] }
         return attribute
     }

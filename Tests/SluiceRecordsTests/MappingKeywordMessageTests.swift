@@ -30,8 +30,10 @@ import Testing
         (mapping(relationship: ", rule: merge"), LinkRule.choices),
         (mapping(relationship: ", missing: ignore"), MissingTargetPolicy.choices),
         (mapping(relationship: ", keyless: sometimes"), KeylessRule.choices),
-        (mapping().replacingOccurrences(of: "source: \"t[*]\"", with: "source: \"t[*]\", items: json"),
-         MappingKeywords.list(AttributeType.itemTypes.map(\.rawValue))),
+        (
+            mapping().replacingOccurrences(of: "source: \"t[*]\"", with: "source: \"t[*]\", items: json"),
+            MappingKeywords.list(AttributeType.itemTypes.map(\.rawValue))
+        ),
     ]
 
     @Test(arguments: cases.indices) func unknownWordsAreRefusedWithTheirTable(index: Int) {

@@ -14,7 +14,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["_Sluice_Runs", "_SLUICE_CHECKPOINTS", "SQLITE_x"]) func reservedNamesIgnoreLetterCase(name: String) {
+    @Test(arguments: ["_Sluice_Runs", "_SLUICE_CHECKPOINTS", "SQLITE_x"]) func reservedNamesIgnoreLetterCase(
+        name: String
+    ) {
         #expect(problems("entities: {\(name): {records: $, key: id, attributes: {id: integer}}}").contains("reserved"))
     }
 
@@ -25,7 +27,10 @@ import Testing
               A: {records: $, key: id, attributes: {id: integer}, relationships: {b_c: {entity: T, source: "y[*]", many: true}}}
               T: {key: id, attributes: {id: integer}}
             """
-        #expect(problems(links).contains("the link table `A_b_c` of relationship `A.b_c` has the name of the link table `A_b_c` of relationship `A_b.c`"))
+        #expect(
+            problems(links).contains(
+                "the link table `A_b_c` of relationship `A.b_c` has the name of the link table `A_b_c` of relationship `A_b.c`"
+            ))
         let entity = """
             entities:
               Event: {records: $, key: id, attributes: {id: integer}, relationships: {tags: {entity: Tag, source: "tags[*]", many: true}}}
@@ -36,7 +41,8 @@ import Testing
     }
 
     @Test func aRelationshipToItselfFromDotIsACycle() {
-        let yaml = "entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {me: {entity: P, source: .}}}}"
+        let yaml =
+            "entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {me: {entity: P, source: .}}}}"
         #expect(problems(yaml).contains("a cycle"))
     }
 }

@@ -3,22 +3,23 @@ import Testing
 
 @Suite struct MappingTests {
     @Test func readsEntitiesInOrderWithEveryOption() throws {
-        let mapping = try Mapping.parse(yaml: """
-            entities:
-              Post:
-                records: [/posts/row, /archive/*/row]
-                key: Id
-                attributes:
-                  Id: integer
-                  Title: {type: string, source: "@Title", default: "untitled"}
-                  Owner: {type: integer, source: ["@OwnerUserId", "@OwnerId"], invalid: null}
-              Event:
-                records: $
-                key: id
-                attributes:
-                  id: string
-                  login: {source: actor.login}
-            """)
+        let mapping = try Mapping.parse(
+            yaml: """
+                entities:
+                  Post:
+                    records: [/posts/row, /archive/*/row]
+                    key: Id
+                    attributes:
+                      Id: integer
+                      Title: {type: string, source: "@Title", default: "untitled"}
+                      Owner: {type: integer, source: ["@OwnerUserId", "@OwnerId"], invalid: null}
+                  Event:
+                    records: $
+                    key: id
+                    attributes:
+                      id: string
+                      login: {source: actor.login}
+                """)
         #expect(mapping.entities.map(\.name) == ["Post", "Event"])
         let post = mapping.entities[0]
         #expect(post.records == ["/posts/row", "/archive/*/row"])
@@ -31,16 +32,17 @@ import Testing
 
     @Test func reportsEveryProblemWithItsLine() {
         do {
-            _ = try Mapping.parse(yaml: """
-                entities:
-                  Post:
-                    records: posts/row
-                    key: Nope
-                    attributes:
-                      Id: int
-                      Body: {type: string, source: "a//b"}
-                      body: string
-                """, file: "m.yml")
+            _ = try Mapping.parse(
+                yaml: """
+                    entities:
+                      Post:
+                        records: posts/row
+                        key: Nope
+                        attributes:
+                          Id: int
+                          Body: {type: string, source: "a//b"}
+                          body: string
+                    """, file: "m.yml")
             Issue.record("an invalid mapping was accepted")
         } catch {
             let text = "\(error)"
@@ -61,7 +63,9 @@ import Testing
 
     @Test func defaultMustFitTheType() {
         #expect(throws: MappingError.self) {
-            try Mapping.parse(yaml: "entities: {A: {records: $, key: id, attributes: {id: integer, n: {type: integer, default: abc}}}}")
+            try Mapping.parse(
+                yaml:
+                    "entities: {A: {records: $, key: id, attributes: {id: integer, n: {type: integer, default: abc}}}}")
         }
     }
 
@@ -72,7 +76,10 @@ import Testing
         #expect(try RecordPath.parse("$.jobs[*]").get().components == [.name(Array("jobs".utf8)), .anyIndex])
         #expect((try? RecordPath.parse("$jobs").get()) == nil)
         let field = try FieldPath.parse("payload.commits[2].sha", kind: .json).get()
-        #expect(field.steps == [.child(Array("payload".utf8)), .child(Array("commits".utf8)), .index(2), .child(Array("sha".utf8))])
+        #expect(
+            field.steps == [
+                .child(Array("payload".utf8)), .child(Array("commits".utf8)), .index(2), .child(Array("sha".utf8)),
+            ])
         let attribute = try FieldPath.parse("revision/contributor/@id", kind: .xml).get()
         #expect(attribute.steps.last == .attribute(Array("id".utf8)))
         #expect((try? FieldPath.parse("@a/b", kind: .xml).get()) == nil)

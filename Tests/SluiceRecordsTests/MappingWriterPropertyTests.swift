@@ -32,12 +32,14 @@ import Testing
             yaml += mapping.yaml()
             texts += Self.texts(mapping)
         }
-        let settings = EntitySetting.allCases.map(\.rawValue) + AttributeSetting.allCases.map(\.rawValue)
+        let settings =
+            EntitySetting.allCases.map(\.rawValue) + AttributeSetting.allCases.map(\.rawValue)
             + RelationshipSetting.allCases.map(\.rawValue) + ["in", "not-in", "exists"]
         for setting in settings {
             #expect(yaml.contains(" \(setting):") || yaml.contains("{\(setting):"), "\(setting)")
         }
-        let words = AttributeType.allCases.map(\.rawValue) + WriteMode.allCases.map(\.rawValue)
+        let words =
+            AttributeType.allCases.map(\.rawValue) + WriteMode.allCases.map(\.rawValue)
             + MissingTargetPolicy.allCases.map(\.rawValue) + LinkRule.allCases.map(\.rawValue)
             + KeylessRule.allCases.map(\.rawValue)
             // The default unit is not written.

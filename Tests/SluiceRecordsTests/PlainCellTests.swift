@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-@_spi(Machinery) import SluiceRecords
-import Glibc
-#endif
-@testable import SluiceRecords
 import Testing
+
+@testable import SluiceRecords
+
+#if canImport(Glibc)
+    @_spi(Machinery) import SluiceRecords
+    import Glibc
+#endif
 
 /// `ValueConversion.plainCell` converts the common values from their bytes
 /// in place; whatever it returns must equal what the general conversion
@@ -11,7 +13,8 @@ import Testing
 @Suite struct PlainCellTests {
     static let values = [
         "", "12", "-7", "+3", "007", "1.5", "-0.25", "1e3", "12.0", " 12", "9223372036854775807", "9223372036854775808",
-        "2024-01-02T03:04:05Z", "2024-01-02 03:04:05", "2024-02-30T00:00:00Z", "2024-01-02T03:04:05+01:00", "1388349428",
+        "2024-01-02T03:04:05Z", "2024-01-02 03:04:05", "2024-02-30T00:00:00Z", "2024-01-02T03:04:05+01:00",
+        "1388349428",
         "true", "no", "abc", "straße", "0.1", "123456789012345.6", "aGVsbG8=",
     ]
     static let kinds: [RecordTree.Kind] = [.string, .number, .true, .false, .null, .element, .attribute]
@@ -19,7 +22,8 @@ import Testing
     /// The stored form of a cell: its case and, for text, its bytes.
     func stored(_ cell: Cell, _ arena: RowArena) -> String {
         switch cell {
-        case .text, .blob: return "\(cell)".prefix(4) + ":" + arena.withText(cell) { String(decoding: $0, as: UTF8.self) }
+        case .text, .blob:
+            return "\(cell)".prefix(4) + ":" + arena.withText(cell) { String(decoding: $0, as: UTF8.self) }
         case .real(let value): return "real:\(value.bitPattern)"
         default: return "\(cell)"
         }
@@ -41,9 +45,12 @@ import Testing
                     var generalArena = RowArena(columnCount: 1)
                     switch ValueConversion.generalCell(tree, 0, ValueRule(type: type), into: &generalArena) {
                     case .success(let general):
-                        #expect(stored(plain, plainArena) == stored(general, generalArena), "\(kind) \(value) as \(type)")
+                        #expect(
+                            stored(plain, plainArena) == stored(general, generalArena), "\(kind) \(value) as \(type)")
                     case .failure(let problem):
-                        Issue.record("\(kind) \(value) as \(type): fast \(stored(plain, plainArena)), general failed: \(problem)")
+                        Issue.record(
+                            "\(kind) \(value) as \(type): fast \(stored(plain, plainArena)), general failed: \(problem)"
+                        )
                     }
                 }
             }

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-@_spi(Machinery) import SluiceRecords
-import Glibc
-#endif
-@testable import SluiceRecords
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceRecords
+
+#if canImport(Glibc)
+    @_spi(Machinery) import SluiceRecords
+    import Glibc
+#endif
 
 /// `ValueConversion.shortDecimal` reads short decimals without `strtod`; it
 /// must give the same double, bit for bit, on everything it accepts.

@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct ValueConversionTests {
     func convert(_ json: String, _ type: String) throws -> String {
-        let rows = try assemble("entities: {A: {records: $, key: k, attributes: {k: integer, v: \(type)}}}", json: #"{"k": 1, "v": \#(json)}"#)
+        let rows = try assemble(
+            "entities: {A: {records: $, key: k, attributes: {k: integer, v: \(type)}}}",
+            json: #"{"k": 1, "v": \#(json)}"#)
         return rows.row(0, 0)[1]
     }
 
@@ -45,7 +47,8 @@ import Testing
 
     @Test func nullIsNullAndAbsentIsAbsent() throws {
         #expect(try convert("null", "integer") == "null")
-        let rows = try assemble("entities: {A: {records: $, key: k, attributes: {k: integer, v: string}}}", json: #"{"k": 1}"#)
+        let rows = try assemble(
+            "entities: {A: {records: $, key: k, attributes: {k: integer, v: string}}}", json: #"{"k": 1}"#)
         #expect(rows.row(0, 0) == ["1", "-"])
     }
 }

@@ -1,8 +1,9 @@
 import SluiceBatching
 @_spi(Machinery) import SluiceRecords
-@testable import SluiceStore
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceStore
 
 @Suite struct DeleteMissingSweepTests {
     let path = TestPaths.temporaryDirectory().appendingPathComponent("sweep.sqlite").path
@@ -11,7 +12,9 @@ import Testing
     /// an untyped seen-keys column it scanned the whole table for every
     /// stored row (200,000 stored, 100,000 seen: 498 s; now under a second
     /// in the nightly-sync benchmark).
-    @Test(arguments: [AttributeType.integer, .string]) func probesTheSeenKeysByTheirPrimaryKey(type: AttributeType) throws {
+    @Test(arguments: [AttributeType.integer, .string]) func probesTheSeenKeysByTheirPrimaryKey(type: AttributeType)
+        throws
+    {
         var keyed = schema
         keyed.columns[0].type = type
         keyed.deleteMissing = true

@@ -1,7 +1,8 @@
 import Foundation
-@testable import SluiceStore
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceStore
 
 /// The SQLite store's reference counter, a read-only connection of its own.
 @Suite struct ReferenceCounterTests {

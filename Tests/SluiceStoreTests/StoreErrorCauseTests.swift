@@ -1,7 +1,8 @@
 import Foundation
-@testable import SluiceStore
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceStore
 
 /// The error `body` throws, nil when it throws none.
 private func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
@@ -38,9 +39,10 @@ private func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
     @Test func aRepeatedKeyIsAConstraint() throws {
         let connection = try SQLiteConnection(path: path)
         try connection.execute("CREATE TABLE t (x INTEGER PRIMARY KEY); INSERT INTO t VALUES (1)", "filling")
-        let error = try #require(failure { () throws(StoreError) in
-            try connection.execute("INSERT INTO t VALUES (1)", "inserting")
-        })
+        let error = try #require(
+            failure { () throws(StoreError) in
+                try connection.execute("INSERT INTO t VALUES (1)", "inserting")
+            })
         #expect(error.cause == .constraint)
         #expect(error.code == 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
         #expect(error.description.hasSuffix("inserting: UNIQUE constraint failed: t.x (SQLite code 1555)"))
@@ -50,31 +52,35 @@ private func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
         let writer = try SQLiteConnection(path: path)
         try writer.execute("BEGIN IMMEDIATE", "taking the write lock")
         let other = try SQLiteConnection(path: path)
-        let error = try #require(failure { () throws(StoreError) in
-            try other.execute("BEGIN IMMEDIATE", "taking the write lock")
-        })
+        let error = try #require(
+            failure { () throws(StoreError) in
+                try other.execute("BEGIN IMMEDIATE", "taking the write lock")
+            })
         #expect(error.cause == .busy)
         #expect(error.code == 5)  // SQLITE_BUSY
         writer.rollback()
     }
 
     @Test func aFileThatCannotBeOpenedReadOrWritten() throws {
-        #expect(failure { () throws(StoreError) in
-            _ = try SQLiteStore(path: "/nonexistent-dir/x.sqlite")
-        }?.cause == .cannotOpen)
+        #expect(
+            failure { () throws(StoreError) in
+                _ = try SQLiteStore(path: "/nonexistent-dir/x.sqlite")
+            }?.cause == .cannotOpen)
 
         try Data("not a database, only text long enough to fill a header".utf8).write(to: URL(fileURLWithPath: path))
         let garbage = try SQLiteConnection(path: path)
-        #expect(failure { () throws(StoreError) in
-            _ = try garbage.strings("SELECT count(*) FROM sqlite_schema", column: 0, "reading")
-        }?.cause == .corrupt)
+        #expect(
+            failure { () throws(StoreError) in
+                _ = try garbage.strings("SELECT count(*) FROM sqlite_schema", column: 0, "reading")
+            }?.cause == .corrupt)
 
         let other = TestPaths.temporaryDirectory().appendingPathComponent("r.sqlite").path
         try SQLiteConnection(path: other).execute("CREATE TABLE t (x)", "creating")
         let reader = try SQLiteConnection(path: other, readOnly: true)
-        #expect(failure { () throws(StoreError) in
-            try reader.execute("INSERT INTO t VALUES (1)", "inserting")
-        }?.cause == .readOnly)
+        #expect(
+            failure { () throws(StoreError) in
+                try reader.execute("INSERT INTO t VALUES (1)", "inserting")
+            }?.cause == .readOnly)
     }
 
     /// The result codes no test can provoke cheaply (a full disk is
@@ -108,15 +114,17 @@ private func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
 }
 
 /// The PostgreSQL store's causes, from a server of the tests' own.
-@Suite(.enabled(
-    if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
+@Suite(
+    .enabled(
+        if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
 struct PostgresErrorCauseTests {
     @Test func aRepeatedKeyIsAConstraint() throws {
         let connection = try PostgresConnection(try PostgresTestServer.require().newDatabase())
         try connection.execute("CREATE TABLE t (x integer PRIMARY KEY); INSERT INTO t VALUES (1)", "filling")
-        let error = try #require(failure { () throws(StoreError) in
-            try connection.execute("INSERT INTO t VALUES (1)", "inserting")
-        })
+        let error = try #require(
+            failure { () throws(StoreError) in
+                try connection.execute("INSERT INTO t VALUES (1)", "inserting")
+            })
         #expect(error.cause == .constraint && error.sqlState == "23505" && error.code == 0)
         #expect(error.description.contains("(SQLSTATE 23505)"))
     }
@@ -129,9 +137,10 @@ struct PostgresErrorCauseTests {
             connection.cancel()
         }
         canceller.start()
-        let error = try #require(failure { () throws(StoreError) in
-            try connection.execute("SELECT pg_sleep(30)", "sleeping")
-        })
+        let error = try #require(
+            failure { () throws(StoreError) in
+                try connection.execute("SELECT pg_sleep(30)", "sleeping")
+            })
         #expect(error.cause == .interrupted && error.isInterruption && error.sqlState == "57014")
     }
 

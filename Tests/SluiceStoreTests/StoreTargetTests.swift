@@ -1,7 +1,8 @@
 import Foundation
-@testable import SluiceStore
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceStore
 
 /// What `--into` and `sluice status` name, parsed once by ``StoreTarget``.
 @Suite struct StoreTargetTests {

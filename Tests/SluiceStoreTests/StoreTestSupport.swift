@@ -1,14 +1,17 @@
 import SluiceBatching
 @_spi(Machinery) import SluiceRecords
-@testable import SluiceStore
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceStore
 
 /// A table "T" with an integer key and two columns.
 let schema = TableSchema(
     name: "T",
-    columns: [ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "name", type: .string),
-              ColumnSchema(name: "n", type: .integer, defaultValue: .integer(7))],
+    columns: [
+        ColumnSchema(name: "id", type: .integer), ColumnSchema(name: "name", type: .string),
+        ColumnSchema(name: "n", type: .integer, defaultValue: .integer(7)),
+    ],
     keyColumns: [0])
 
 /// A group with rows of (id, name?, n?) where nil means absent.

@@ -42,14 +42,16 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// Starts a server in a new temporary directory.
     private init() throws {
         guard let binaries = Self.findBinaries() else {
-            throw PostgresUnavailable(reason: "no initdb and pg_ctl (install Debian's postgresql package, or set SLUICE_PG_BIN)")
+            throw PostgresUnavailable(
+                reason: "no initdb and pg_ctl (install Debian's postgresql package, or set SLUICE_PG_BIN)")
         }
         self.binaries = binaries
         directory = TestPaths.temporaryDirectory().appendingPathComponent("postgres")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if getuid() == 0 {
             guard getpwnam("postgres") != nil else {
-                throw PostgresUnavailable(reason: "the tests run as root, and PostgreSQL needs a user to run as: there is no user postgres")
+                throw PostgresUnavailable(
+                    reason: "the tests run as root, and PostgreSQL needs a user to run as: there is no user postgres")
             }
             try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory.path)
             runAs = ["/usr/sbin/runuser", "-u", "postgres", "--"]
@@ -57,9 +59,14 @@ public final class PostgresTestServer: @unchecked Sendable {
             runAs = []
         }
         data = directory.appendingPathComponent("data").path
-        settings = "-k \(directory.path) -c listen_addresses='' -p \(Self.port) -c fsync=off -c synchronous_commit=off "
+        settings =
+            "-k \(directory.path) -c listen_addresses='' -p \(Self.port) -c fsync=off -c synchronous_commit=off "
             + "-c full_page_writes=off -c max_connections=200"
-        try run(["\(binaries)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], "initdb")
+        try run(
+            [
+                "\(binaries)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8",
+                "--locale=C",
+            ], "initdb")
         try start()
         StopAtExit.shared.add(runAs + ["\(binaries)/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"])
     }
@@ -75,7 +82,11 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// Starts the server and waits until it takes connections (after a
     /// crash: once its recovery has replayed the WAL).
     public func start() throws {
-        try run(["\(binaries)/pg_ctl", "-D", data, "-l", directory.appendingPathComponent("log").path, "-o", settings, "-w", "start"], "pg_ctl start")
+        try run(
+            [
+                "\(binaries)/pg_ctl", "-D", data, "-l", directory.appendingPathComponent("log").path, "-o", settings,
+                "-w", "start",
+            ], "pg_ctl start")
     }
 
     /// Stops the server as a crash would (`pg_ctl stop -m immediate`: every
@@ -107,7 +118,9 @@ public final class PostgresTestServer: @unchecked Sendable {
     @discardableResult
     public func execute(_ sql: String, in database: String = "postgres") throws -> [[String?]] {
         let rows = PostgresReader(conninfo(database)).rows(sql)
-        if let message = rows.first?.first ?? nil, message.hasPrefix("error: ") { throw PostgresUnavailable(reason: "\(sql): \(message)") }
+        if let message = rows.first?.first ?? nil, message.hasPrefix("error: ") {
+            throw PostgresUnavailable(reason: "\(sql): \(message)")
+        }
         return rows
     }
 
@@ -132,7 +145,9 @@ public final class PostgresTestServer: @unchecked Sendable {
         let versions = (try? manager.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
             let bin = "/usr/lib/postgresql/\(version)/bin"
-            if manager.isExecutableFile(atPath: "\(bin)/initdb") && manager.isExecutableFile(atPath: "\(bin)/pg_ctl") { return bin }
+            if manager.isExecutableFile(atPath: "\(bin)/initdb") && manager.isExecutableFile(atPath: "\(bin)/pg_ctl") {
+                return bin
+            }
         }
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
             if manager.isExecutableFile(atPath: "\(directory)/initdb") { return String(directory) }

@@ -66,9 +66,11 @@ public enum ShippedMappings {
                 let opens = trimmed.hasSuffix(quotes) && !trimmed.hasPrefix(quotes) || trimmed == quotes
                 if opens && index + 1 < lines.count {
                     let raw = trimmed.hasSuffix("#" + quotes)
-                    guard let close = lines[(index + 1)...].firstIndex(where: {
-                        $0.trimmingCharacters(in: .whitespaces).hasPrefix(quotes)
-                    }) else { break }
+                    guard
+                        let close = lines[(index + 1)...].firstIndex(where: {
+                            $0.trimmingCharacters(in: .whitespaces).hasPrefix(quotes)
+                        })
+                    else { break }
                     let margin = lines[close].prefix { $0 == " " }.count
                     let body = lines[(index + 1)..<close].map { line in
                         String(line.dropFirst(min(margin, line.prefix { $0 == " " }.count)))

@@ -98,9 +98,10 @@ public final class StoreReader {
         defer { sqlite3_finalize(statement) }
         var result: [[String?]] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            result.append((0..<sqlite3_column_count(statement)).map { column in
-                sqlite3_column_text(statement, column).map { String(cString: $0) }
-            })
+            result.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) }
+                })
         }
         return result
     }
@@ -124,7 +125,8 @@ public func runCommand(_ executable: String, _ arguments: [String], input: Data?
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     let inPipe = Pipe()
@@ -168,7 +170,8 @@ final class LockedData: @unchecked Sendable {
 /// Counts `<row` start tags in a file, the Stack Exchange way of counting records.
 public func countOccurrences(of needle: String, inFile path: String) -> Int {
     guard let data = FileManager.default.contents(atPath: path) else { return -1 }
-    let bytes = [UInt8](data), pattern = [UInt8](needle.utf8)
+    let bytes = [UInt8](data)
+    let pattern = [UInt8](needle.utf8)
     var count = 0
     var index = 0
     while index + pattern.count <= bytes.count {

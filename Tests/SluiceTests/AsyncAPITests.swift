@@ -1,19 +1,20 @@
-@_spi(Machinery) import SluiceRecords
 import Foundation
 import Sluice
+@_spi(Machinery) import SluiceRecords
 import SluiceTestSupport
 import Testing
 
 /// The library from async code: progress as an AsyncSequence, inputs as
 /// AsyncSequences of bytes, cancellation, file URLs, a Codable report.
 @Suite struct AsyncAPITests {
-    let mapping = try! Mapping.parse(yaml: """
-        entities:
-          Item:
-            records: $
-            key: id
-            attributes: {id: integer, name: string}
-        """)
+    let mapping = try! Mapping.parse(
+        yaml: """
+            entities:
+              Item:
+                records: $
+                key: id
+                attributes: {id: integer, name: string}
+            """)
 
     func lines(_ range: ClosedRange<Int>) -> String { range.map { "{\"id\": \($0), \"name\": \"n\($0)\"}\n" }.joined() }
 
@@ -76,10 +77,12 @@ import Testing
         #expect(report.records == 3_000)
         #expect(StoreReader(store).count("Item") == 3_000)
         // The same bytes again: nothing changes.
-        let again = try await importer(store).run(name: "stream", format: .jsonl, chunks: AsyncStream { continuation in
-            continuation.yield(text)
-            continuation.finish()
-        })
+        let again = try await importer(store).run(
+            name: "stream", format: .jsonl,
+            chunks: AsyncStream { continuation in
+                continuation.yield(text)
+                continuation.finish()
+            })
         #expect(again[entity: "Item"]?.unchanged == 3_000)
     }
 
@@ -119,7 +122,9 @@ import Testing
         let report = try await Importer(mapping: mapping, store: store).run(inputs: [input])
         #expect(report.records == 10)
         await #expect(throws: ImportError.self) {
-            _ = try await Importer(mapping: mapping, store: store).run(inputs: [URL(string: "https://example.org/x.jsonl")!])
+            _ = try await Importer(mapping: mapping, store: store).run(inputs: [
+                URL(string: "https://example.org/x.jsonl")!
+            ])
         }
     }
 

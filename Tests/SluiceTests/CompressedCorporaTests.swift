@@ -63,7 +63,8 @@ func decompressed(_ path: String, tool: String) throws -> String {
     }
 
     @Test func bulgarianUTF16WikipediaParses() throws {
-        let report = try Checker.check(path: TestPaths.corpus("mediawiki/bgwiki-latest-pages-articles-shortened.xml.bz2"), format: .xml)
+        let report = try Checker.check(
+            path: TestPaths.corpus("mediawiki/bgwiki-latest-pages-articles-shortened.xml.bz2"), format: .xml)
         #expect(report.bytes == 486_088)
     }
 }

@@ -11,23 +11,28 @@ import Testing
         let store = newStore()
         try importText(yaml, "a.jsonl", "{\"id\": 1, \"name\": \"old\"}\n", store: store)
         let skipAll = ["E": EntityHooks(shouldImport: { _ in false })]
-        let report = try importText(yaml, "b.jsonl", "{\"id\": 1, \"name\": \"new\"}\n{\"id\": 2, \"name\": \"x\"}\n", store: store, hooks: skipAll)
+        let report = try importText(
+            yaml, "b.jsonl", "{\"id\": 1, \"name\": \"new\"}\n{\"id\": 2, \"name\": \"x\"}\n", store: store,
+            hooks: skipAll)
         #expect(report[entity: "E"]?.skipped == 2)
         #expect(StoreReader(store).rows("SELECT id, name FROM E") == [["1", "old"]])
     }
 
     @Test func cs2SameKeyTwiceKeepsTheSecond() throws {
         let store = newStore()
-        let report = try importText(yaml, "a.jsonl", "{\"id\": 7, \"name\": \"first\"}\n{\"id\": 7, \"name\": \"second\"}\n", store: store)
+        let report = try importText(
+            yaml, "a.jsonl", "{\"id\": 7, \"name\": \"first\"}\n{\"id\": 7, \"name\": \"second\"}\n", store: store)
         #expect(report[entity: "E"]?.inserted == 1)
         #expect(StoreReader(store).rows("SELECT id, name FROM E") == [["7", "second"]])
     }
 
     @Test func cs3HooksSeeRecordsInSourceOrder() throws {
         let seen = OrderLog()
-        let hooks = ["E": EntityHooks(didImport: { row in
-            if case .integer(let id) = row["id"] { seen.add(Int(id)) }
-        })]
+        let hooks = [
+            "E": EntityHooks(didImport: { row in
+                if case .integer(let id) = row["id"] { seen.add(Int(id)) }
+            })
+        ]
         try importText(yaml, "a.jsonl", "{\"id\": 106}\n{\"id\": 107}\n{\"id\": 3}\n", store: newStore(), hooks: hooks)
         #expect(seen.values == [106, 107, 3])
     }
@@ -35,9 +40,11 @@ import Testing
     @Test func cs4AThrowingHookStopsTheImportAndKeepsCommittedBatches() throws {
         struct Refused: Error {}
         let store = newStore()
-        let hooks = ["E": EntityHooks(willImport: { record in
-            if record.text(at: "name") == "bad" { throw Refused() }
-        })]
+        let hooks = [
+            "E": EntityHooks(willImport: { record in
+                if record.text(at: "name") == "bad" { throw Refused() }
+            })
+        ]
         var options = ImportOptions()
         options.batch.maxRows = 2
         let lines = (1...5).map { "{\"id\": \($0), \"name\": \"\($0 == 4 ? "bad" : "ok")\"}" }.joined(separator: "\n")

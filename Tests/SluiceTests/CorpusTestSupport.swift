@@ -16,31 +16,34 @@ func stackExchangeFiles(in folder: String = TestPaths.corpus("stackexchange/fren
 /// Decompresses the GH Archive hour into a temporary JSON Lines file.
 func gharchiveLines() throws -> String {
     let path = TestPaths.temporaryDirectory().appendingPathComponent("hour.jsonl").path
-    let result = try runCommand("/bin/sh", ["-c", "gzip -dc '\(TestPaths.corpus("json/2015-01-01-12.json.gz"))' > '\(path)'"])
+    let result = try runCommand(
+        "/bin/sh", ["-c", "gzip -dc '\(TestPaths.corpus("json/2015-01-01-12.json.gz"))' > '\(path)'"])
     #expect(result.status == 0)
     return path
 }
 
 /// OpenStreetMap objects with their scalar attributes (the full OSM example,
 /// with tags and node lists, belongs to the mapping-language work).
-let osmMapping = try! Mapping.parse(yaml: """
-    entities:
-      Node:
-        records: [/osm/node, /osmChange/*/node]
-        key: id
-        attributes: {id: integer, lat: double, lon: double, version: integer, timestamp: date, user: string, uid: integer}
-      Way:
-        records: [/osm/way, /osmChange/*/way]
-        key: id
-        attributes: {id: integer, version: integer, timestamp: date, user: string}
-      Relation:
-        records: [/osm/relation, /osmChange/*/relation]
-        key: id
-        attributes: {id: integer, version: integer, timestamp: date}
-    """)
+let osmMapping = try! Mapping.parse(
+    yaml: """
+        entities:
+          Node:
+            records: [/osm/node, /osmChange/*/node]
+            key: id
+            attributes: {id: integer, lat: double, lon: double, version: integer, timestamp: date, user: string, uid: integer}
+          Way:
+            records: [/osm/way, /osmChange/*/way]
+            key: id
+            attributes: {id: integer, version: integer, timestamp: date, user: string}
+          Relation:
+            records: [/osm/relation, /osmChange/*/relation]
+            key: id
+            attributes: {id: integer, version: integer, timestamp: date}
+        """)
 
 /// Imports corpus files with an example mapping into a new store.
-func importExample(_ name: String, _ files: [String], format: InputFormat? = nil) throws -> (ImportReport, StoreReader) {
+func importExample(_ name: String, _ files: [String], format: InputFormat? = nil) throws -> (ImportReport, StoreReader)
+{
     var options = ImportOptions()
     options.format = format
     let store = TestPaths.temporaryDirectory().appendingPathComponent("\(name).sqlite").path

@@ -62,7 +62,8 @@ import Testing
               F: {records: $, key: id, delete-missing: false, attributes: {id: integer, region: string}}
             """
         let store = newStore()
-        let all = (1...6).map { "{\"id\": \($0), \"region\": \"\($0 <= 3 ? "north" : "south")\"}" }.joined(separator: "\n")
+        let all = (1...6).map { "{\"id\": \($0), \"region\": \"\($0 <= 3 ? "north" : "south")\"}" }.joined(
+            separator: "\n")
         try sync(scoped, all, store: store)
         let report = try sync(scoped, "{\"id\": 1, \"region\": \"north\"}", store: store)
         #expect(report[entity: "E"]?.deleted == 2)
@@ -73,7 +74,8 @@ import Testing
 
     @Test func deleteMissingNeedsAKey() {
         #expect(throws: MappingError.self) {
-            try Mapping.parse(yaml: "entities: {E: {records: $, key: [], delete-missing: true, attributes: {a: string}}}")
+            try Mapping.parse(
+                yaml: "entities: {E: {records: $, key: [], delete-missing: true, attributes: {a: string}}}")
         }
     }
 }

@@ -18,11 +18,15 @@ import Testing
               Comment: {records: /dump/comments/row, key: Id, delete-missing: true, delete-scope-parent: post,
                         attributes: {Id: integer}, relationships: {post: {entity: Post, source: "@PostId"}}}
             """
-        let firstJSON = #"{"posts": [{"id": 1}, {"id": 2}], "comments": [{"id": 10, "post": 1}, {"id": 11, "post": 1}, {"id": 20, "post": 2}, {"id": 30, "post": 3}]}"#
+        let firstJSON =
+            #"{"posts": [{"id": 1}, {"id": 2}], "comments": [{"id": 10, "post": 1}, {"id": 11, "post": 1}, {"id": 20, "post": 2}, {"id": 30, "post": 3}]}"#
         let secondJSON = #"{"posts": [{"id": 1}], "comments": [{"id": 10, "post": 1}]}"#
-        let firstXML = #"<dump><posts><row Id="1"/><row Id="2"/></posts><comments><row Id="10" PostId="1"/><row Id="11" PostId="1"/><row Id="20" PostId="2"/><row Id="30" PostId="3"/></comments></dump>"#
+        let firstXML =
+            #"<dump><posts><row Id="1"/><row Id="2"/></posts><comments><row Id="10" PostId="1"/><row Id="11" PostId="1"/><row Id="20" PostId="2"/><row Id="30" PostId="3"/></comments></dump>"#
         let secondXML = #"<dump><posts><row Id="1"/></posts><comments><row Id="10" PostId="1"/></comments></dump>"#
-        for (yaml, name, first, second) in [(json, "d.json", firstJSON, secondJSON), (xml, "d.xml", firstXML, secondXML)] {
+        for (yaml, name, first, second) in [
+            (json, "d.json", firstJSON, secondJSON), (xml, "d.xml", firstXML, secondXML),
+        ] {
             let store = newStore()
             try importText(yaml, name, first, store: store)
             let report = try Importer(mapping: Mapping.parse(yaml: yaml), store: store)
@@ -38,7 +42,10 @@ import Testing
 
     @Test func theScopeMustBeAToOneRelationship() {
         #expect(throws: MappingError.self) {
-            try Mapping.parse(yaml: "entities: {C: {records: $, key: id, delete-missing: true, delete-scope-parent: nope, attributes: {id: integer}}}")
+            try Mapping.parse(
+                yaml:
+                    "entities: {C: {records: $, key: id, delete-missing: true, delete-scope-parent: nope, attributes: {id: integer}}}"
+            )
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Sluice
 import SluiceTestSupport
 import Testing
+
+@testable import Sluice
 
 @Suite struct EarlyReferenceCountTests {
     let owners = """
@@ -28,8 +29,10 @@ import Testing
         let store = newStore()
         try importText(owners, "p.jsonl", posts, store: store)
         let compiled = try CompiledMapping(Mapping.parse(yaml: owners))
-        let early = try #require(EarlyReferenceCounts(
-            store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false, applied: ["User", "Post", "Tag", "Post_tags"]))
+        let early = try #require(
+            EarlyReferenceCounts(
+                store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false,
+                applied: ["User", "Post", "Tag", "Post_tags"]))
         early.tableEnded("User")
         early.tableEnded("Tag")
         early.tableEnded("Post")
@@ -49,8 +52,10 @@ import Testing
         let store = newStore()
         try importText(owners, "p.jsonl", posts, store: store)
         let compiled = try CompiledMapping(Mapping.parse(yaml: owners))
-        let early = try #require(EarlyReferenceCounts(
-            store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false, applied: ["User", "Post"]))
+        let early = try #require(
+            EarlyReferenceCounts(
+                store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false,
+                applied: ["User", "Post"]))
         early.tableEnded("Post")
         #expect(try early.results().isEmpty)
     }
@@ -60,14 +65,20 @@ import Testing
         let store = newStore()
         try importText(owners, "p.jsonl", posts, store: store)
         // Delete-missing may remove targets after the apply.
-        #expect(EarlyReferenceCounts(store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: true, applied: []) == nil)
+        #expect(
+            EarlyReferenceCounts(
+                store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: true, applied: []) == nil)
         // A link stubs users: the apply of its table may create owners.
-        #expect(EarlyReferenceCounts(
-            store: try SQLiteStore(path: store), compiled: try CompiledMapping(Mapping.parse(yaml: watchers)), deleteMissing: false, applied: []) == nil)
+        #expect(
+            EarlyReferenceCounts(
+                store: try SQLiteStore(path: store), compiled: try CompiledMapping(Mapping.parse(yaml: watchers)),
+                deleteMissing: false, applied: []) == nil)
     }
 
     @Test func aStubMadeByALaterLinkTableResolvesTheReference() throws {
-        let report = try importText(watchers, "p.jsonl", "{\"id\": 1, \"owner\": 7, \"watchers\": [7]}\n{\"id\": 2, \"owner\": 8}", store: newStore())
+        let report = try importText(
+            watchers, "p.jsonl", "{\"id\": 1, \"owner\": 7, \"watchers\": [7]}\n{\"id\": 2, \"owner\": 8}",
+            store: newStore())
         #expect(report.dangling == ["Post.owner": 1])
     }
 }

@@ -20,8 +20,12 @@ import Testing
         var testDescription: String { name }
     }
 
-    static func example(_ name: String) -> String { TestPaths.repository.appendingPathComponent("Examples/\(name)/mapping.yml").path }
-    static func benchmark(_ name: String) -> String { TestPaths.repository.appendingPathComponent("Benchmarks/\(name).yml").path }
+    static func example(_ name: String) -> String {
+        TestPaths.repository.appendingPathComponent("Examples/\(name)/mapping.yml").path
+    }
+    static func benchmark(_ name: String) -> String {
+        TestPaths.repository.appendingPathComponent("Benchmarks/\(name).yml").path
+    }
 
     /// The benchmark's generated events (Benchmarks/events.py): a day-0
     /// dataset of 3,000 records in JSON Lines, JSON and XML, day 1 and its
@@ -34,7 +38,10 @@ import Testing
         let change = directory.appendingPathComponent("change.jsonl").path
         _ = try? runCommand("/usr/bin/env", ["python3", script, "dataset", "3000", prefix])
         _ = try? runCommand("/usr/bin/env", ["python3", script, "nextday", "3000", next, "--change", change])
-        return ["jsonl": prefix + ".jsonl", "json": prefix + ".json", "xml": prefix + ".xml", "day1": next, "change": change]
+        return [
+            "jsonl": prefix + ".jsonl", "json": prefix + ".json", "xml": prefix + ".xml", "day1": next,
+            "change": change,
+        ]
     }()
 
     /// The Stack Exchange sample the README imports.
@@ -48,19 +55,34 @@ import Testing
 
     static let cases: [Case] = [
         Case(name: "osmchange into a new store", runs: [(example("osmchange"), osmChanges)]),
-        Case(name: "osmchange onto an .osm store", populate: [(example("osm"), [TestPaths.corpus("osm/winthrop.osm")])],
-             runs: [(example("osmchange"), osmChanges)]),
+        Case(
+            name: "osmchange onto an .osm store", populate: [(example("osm"), [TestPaths.corpus("osm/winthrop.osm")])],
+            runs: [(example("osmchange"), osmChanges)]),
         Case(name: "osm", runs: [(example("osm"), [TestPaths.corpus("osm/winthrop.osm")])]),
         Case(name: "stackexchange", runs: [(example("stackexchange"), sample)]),
-        Case(name: "mediawiki", runs: [(example("mediawiki"), ["mediawiki/dump.xml", "mediawiki/enwiki-table-markup.xml.bz2"].map(TestPaths.corpus))],
-             format: .xml),
-        Case(name: "overpass", runs: [(example("overpass"), [TestPaths.corpus("json/overpass-response-3.json.gz")])], format: .json),
+        Case(
+            name: "mediawiki",
+            runs: [
+                (
+                    example("mediawiki"),
+                    ["mediawiki/dump.xml", "mediawiki/enwiki-table-markup.xml.bz2"].map(TestPaths.corpus)
+                )
+            ],
+            format: .xml),
+        Case(
+            name: "overpass", runs: [(example("overpass"), [TestPaths.corpus("json/overpass-response-3.json.gz")])],
+            format: .json),
         Case(name: "jenkins", runs: [(example("jenkins"), [TestPaths.corpus("json/apache_builds.json")])]),
         Case(name: "gharchive", runs: [(example("gharchive"), [(try? gharchiveLines()) ?? ""])]),
-        Case(name: "events", runs: [(benchmark("events"), [events["jsonl"] ?? ""]), (benchmark("events"), [events["day1"] ?? ""])]),
-        Case(name: "events change file into a new store", runs: [(benchmark("events-changes"), [events["change"] ?? ""])]),
-        Case(name: "events change file onto day 0", populate: [(benchmark("events"), [events["jsonl"] ?? ""])],
-             runs: [(benchmark("events-changes"), [events["change"] ?? ""])]),
+        Case(
+            name: "events",
+            runs: [(benchmark("events"), [events["jsonl"] ?? ""]), (benchmark("events"), [events["day1"] ?? ""])]),
+        Case(
+            name: "events change file into a new store", runs: [(benchmark("events-changes"), [events["change"] ?? ""])]
+        ),
+        Case(
+            name: "events change file onto day 0", populate: [(benchmark("events"), [events["jsonl"] ?? ""])],
+            runs: [(benchmark("events-changes"), [events["change"] ?? ""])]),
         Case(name: "events-array", runs: [(benchmark("events-array"), [events["json"] ?? ""])]),
         Case(name: "events-scalars", runs: [(benchmark("events-scalars"), [events["jsonl"] ?? ""])]),
         Case(name: "events-xml", runs: [(benchmark("events-xml"), [events["xml"] ?? ""])]),
@@ -79,17 +101,22 @@ import Testing
             for (mapping, inputs) in test.runs {
                 // The first run into what populate left (maybe nothing), then
                 // the same again onto its result: nothing may change.
-                let first = try Importer(mapping: Mapping.load(path: mapping), store: store, options: options).runBlocking(inputs: inputs)
+                let first = try Importer(mapping: Mapping.load(path: mapping), store: store, options: options)
+                    .runBlocking(inputs: inputs)
                 #expect(first.records > 0, "\(test.name), \(order): no record read")
                 let before = Self.dump(store)
-                let again = try Importer(mapping: Mapping.load(path: mapping), store: store, options: options).runBlocking(inputs: inputs)
+                let again = try Importer(mapping: Mapping.load(path: mapping), store: store, options: options)
+                    .runBlocking(inputs: inputs)
                 #expect(Self.dump(store) == before, "\(test.name), \(order): the same input again changed the store")
                 // In input order a shared object that differs between its
                 // occurrences in different batches (a GH Archive repository
                 // renamed within the hour) is written by each batch again,
                 // ending as it was; key order combines them first.
-                let written = again.tables.filter { $0.kind == .entity }.map { $0.inserted + $0.updated + $0.deleted }.reduce(0, +)
-                #expect(order == .input || written == 0, "\(test.name), \(order): the same input again wrote \(written) rows: \(again.tables)")
+                let written = again.tables.filter { $0.kind == .entity }.map { $0.inserted + $0.updated + $0.deleted }
+                    .reduce(0, +)
+                #expect(
+                    order == .input || written == 0,
+                    "\(test.name), \(order): the same input again wrote \(written) rows: \(again.tables)")
             }
             dumps.append(Self.dump(store))
         }
@@ -102,7 +129,9 @@ import Testing
     /// Every table's rows, sorted, by table name (sluice's own tables left out).
     static func dump(_ path: String) -> [String: [[String?]]] {
         let reader = StoreReader(path)
-        let tables = reader.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_sluice%' ESCAPE '\\'").map { $0[0] ?? "" }
+        let tables = reader.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_sluice%' ESCAPE '\\'"
+        ).map { $0[0] ?? "" }
         var dump: [String: [[String?]]] = [:]
         for table in tables {
             let columns = reader.rows("SELECT name FROM pragma_table_info('\(table)')").map { "\"\($0[0] ?? "")\"" }

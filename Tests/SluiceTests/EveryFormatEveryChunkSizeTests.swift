@@ -27,13 +27,14 @@ import Testing
 
     @Test func gzippedOverpassJSONByteByByte() throws {
         let path = TestPaths.corpus("json/overpass-response-3.json.gz")
-        let mapping = try Mapping.parse(yaml: """
-            entities:
-              Element:
-                records: $.elements[*]
-                key: id
-                attributes: {id: integer, type: string, lat: double, lon: double, nodes: json, tags: json}
-            """)
+        let mapping = try Mapping.parse(
+            yaml: """
+                entities:
+                  Element:
+                    records: $.elements[*]
+                    key: id
+                    attributes: {id: integer, type: string, lat: double, lon: double, nodes: json, tags: json}
+                """)
         var dumps: [[[String?]]] = []
         for chunk in [1, 65_536] {
             var options = ImportOptions()

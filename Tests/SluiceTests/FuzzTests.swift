@@ -1,6 +1,6 @@
-@_spi(Machinery) import SluiceRecords
 import Foundation
 import Sluice
+@_spi(Machinery) import SluiceRecords
 import SluiceTestSupport
 import Testing
 
@@ -19,10 +19,14 @@ import Testing
     static let seeds: [(name: String, bytes: [UInt8])] = {
         let sample = TestPaths.repository.appendingPathComponent("Examples/stackexchange/sample")
         var seeds = ["Posts.xml", "Users.xml", "Tags.xml"].compactMap { name -> (String, [UInt8])? in
-            guard let data = FileManager.default.contents(atPath: sample.appendingPathComponent(name).path) else { return nil }
+            guard let data = FileManager.default.contents(atPath: sample.appendingPathComponent(name).path) else {
+                return nil
+            }
             return (name, Array(data.prefix(24_000)))
         }
-        let events = (0..<60).map { #"{"id": \#($0), "type": "t\#($0 % 3)", "at": "2024-05-0\#($0 % 9 + 1)T12:00:00Z", "n": \#(Double($0) * 1.5), "ok": \#($0 % 2 == 0), "actor": {"id": \#($0 % 7), "login": "u\#($0 % 7)"}, "tags": ["a", "b\#($0 % 4)"], "text": "caf\u00e9 \"q\" <x> & y"}"# }
+        let events = (0..<60).map {
+            #"{"id": \#($0), "type": "t\#($0 % 3)", "at": "2024-05-0\#($0 % 9 + 1)T12:00:00Z", "n": \#(Double($0) * 1.5), "ok": \#($0 % 2 == 0), "actor": {"id": \#($0 % 7), "login": "u\#($0 % 7)"}, "tags": ["a", "b\#($0 % 4)"], "text": "caf\u00e9 \"q\" <x> & y"}"#
+        }
         seeds.append(("events.jsonl", Array((events.joined(separator: "\n") + "\n").utf8)))
         seeds.append(("events.json", Array(("[" + events.joined(separator: ",\n") + "]").utf8)))
         return seeds
@@ -45,7 +49,8 @@ import Testing
         var mutator = Mutator(seed: Self.seed)
         let directory = TestPaths.temporaryDirectory()
         var outcomes: [String: Int] = [:]
-        let xmlMapping = try Mapping.load(path: TestPaths.repository.appendingPathComponent("Examples/stackexchange/mapping.yml").path)
+        let xmlMapping = try Mapping.load(
+            path: TestPaths.repository.appendingPathComponent("Examples/stackexchange/mapping.yml").path)
         let jsonMapping = try Mapping.parse(yaml: Self.jsonMapping)
         for number in 0..<Self.cases {
             let (name, seed) = Self.seeds[number % Self.seeds.count]
@@ -68,7 +73,8 @@ import Testing
                 #expect("\(error)".contains(path), "case \(number): check did not name the input: \(error)")
             }
             do {
-                _ = try Importer(mapping: format == .xml ? xmlMapping : jsonMapping, store: store, options: options).runBlocking(inputs: [path])
+                _ = try Importer(mapping: format == .xml ? xmlMapping : jsonMapping, store: store, options: options)
+                    .runBlocking(inputs: [path])
                 outcomes["\(checked), imported", default: 0] += 1
                 #expect(checked == "well-formed", "case \(number): a malformed input was imported")
             } catch {
@@ -80,7 +86,9 @@ import Testing
                 #expect(StoreReader(store).value("PRAGMA integrity_check") ?? "ok" == "ok", "case \(number)")
             }
         }
-        print("fuzz: \(Self.cases) cases from seed \(Self.seed): " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "fuzz: \(Self.cases) cases from seed \(Self.seed): "
+                + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         #expect(outcomes.values.reduce(0, +) == Self.cases)
     }
 
@@ -92,7 +100,9 @@ import Testing
         }
         var refused = 0
         for number in 0..<Self.cases {
-            let text = String(decoding: mutator.mutate(seeds[number % seeds.count], splicing: seeds[(number + 1) % seeds.count]), as: UTF8.self)
+            let text = String(
+                decoding: mutator.mutate(seeds[number % seeds.count], splicing: seeds[(number + 1) % seeds.count]),
+                as: UTF8.self)
             do {
                 _ = try CompiledMapping(Mapping.parse(yaml: text, file: "case\(number).yml"))
             } catch {

@@ -18,16 +18,23 @@ import Testing
 
     @Test func whiteSpaceBetweenValuesIsNotAValue() throws {
         let spaces = String(repeating: " ", count: 3 << 20)
-        #expect(try limitError(array, "a.json", "[" + spaces + #"{"id": 1}"# + spaces + "," + spaces + #"{"id": 2}"# + spaces + "]", small) == "no error")
+        #expect(
+            try limitError(
+                array, "a.json", "[" + spaces + #"{"id": 1}"# + spaces + "," + spaces + #"{"id": 2}"# + spaces + "]",
+                small) == "no error")
         let blank = String(repeating: "\n", count: 3 << 20)
-        #expect(try limitError(items, "a.jsonl", blank + #"{"id": 1}"# + blank + #"{"id": 2}"# + "\n", small) == "no error")
+        #expect(
+            try limitError(items, "a.jsonl", blank + #"{"id": 1}"# + blank + #"{"id": 2}"# + "\n", small) == "no error")
     }
 
     @Test func aLongNumberIsRefusedAtItsOwnBound() throws {
         let digits = String(repeating: "7", count: 4 << 20)
         let started = Date()
-        let message = try limitError(items, "n.jsonl", #"{"id": 1, "text": "a"}"# + "\n" + #"{"id": "# + digits + "}\n", small)
-        #expect(message.contains("a number (or true, false, null) longer than 65536 bytes") && message.contains("n.jsonl:2:"), "\(message)")
+        let message = try limitError(
+            items, "n.jsonl", #"{"id": 1, "text": "a"}"# + "\n" + #"{"id": "# + digits + "}\n", small)
+        #expect(
+            message.contains("a number (or true, false, null) longer than 65536 bytes")
+                && message.contains("n.jsonl:2:"), "\(message)")
         #expect(Date().timeIntervalSince(started) < 10)
     }
 

@@ -17,7 +17,8 @@ import Testing
         let store = newStore()
         let json = try JSONSerialization.data(withJSONObject: ["id": 1, name: "v"])
         func quoted(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            "\""
+                + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "\t", with: "\\t") + "\""
         }
         let yaml = """
@@ -37,7 +38,9 @@ import Testing
             mapping = try Mapping.parse(yaml: yaml)
         } catch {
             // A name the path syntax cannot hold is refused with the mapping.
-            #expect(name.contains(".") || name.contains("[") || name.contains("\t") || name.contains("%"), "\(name): \(error)")
+            #expect(
+                name.contains(".") || name.contains("[") || name.contains("\t") || name.contains("%"),
+                "\(name): \(error)")
             return
         }
         let importer: Importer
@@ -60,7 +63,8 @@ import Testing
     @Test(arguments: ["_sluice_runs", "_Sluice_Checkpoints", "SQLITE_master", "sqlite_sequence"])
     func reservedNamesInAnyCaseAreRefused(name: String) {
         #expect(throws: MappingError.self) {
-            _ = try CompiledMapping(Mapping.parse(yaml: "entities: {\(name): {records: $, key: id, attributes: {id: integer}}}"))
+            _ = try CompiledMapping(
+                Mapping.parse(yaml: "entities: {\(name): {records: $, key: id, attributes: {id: integer}}}"))
         }
     }
 
@@ -77,7 +81,9 @@ import Testing
     @Test func aYAMLAliasBombIsRefusedQuickly() {
         var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for level in 1...9 {
-            yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+            yaml +=
+                "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+                + "]\n"
         }
         yaml += "entities: {E: {records: $, key: id, attributes: {id: integer}, filter: {id: {in: *a9}}}}\n"
         let started = Date()

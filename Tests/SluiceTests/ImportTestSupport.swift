@@ -7,15 +7,21 @@ import SluiceTestSupport
 func importText(
     _ yaml: String, _ name: String, _ text: String, store: String, hooks: [String: EntityHooks] = [:]
 ) throws -> ImportReport {
-    try Importer(mapping: Mapping.parse(yaml: yaml), store: store, hooks: hooks).runBlocking(inputs: [TestPaths.file(name, text)])
+    try Importer(mapping: Mapping.parse(yaml: yaml), store: store, hooks: hooks).runBlocking(inputs: [
+        TestPaths.file(name, text)
+    ])
 }
 
 func newStore() -> String { TestPaths.temporaryDirectory().appendingPathComponent("peer.sqlite").path }
 
 /// Imports JSON Lines text with `yaml` and `options` into `store`.
 @discardableResult
-func sync(_ yaml: String, _ text: String, store: String, options: ImportOptions = ImportOptions(), name: String = "in.jsonl") throws -> ImportReport {
-    try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [TestPaths.file(name, text)])
+func sync(
+    _ yaml: String, _ text: String, store: String, options: ImportOptions = ImportOptions(), name: String = "in.jsonl"
+) throws -> ImportReport {
+    try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [
+        TestPaths.file(name, text)
+    ])
 }
 
 func lines(_ ids: some Sequence<Int>, _ name: (Int) -> String = { "n\($0)" }) -> String {

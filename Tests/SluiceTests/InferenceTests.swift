@@ -48,7 +48,8 @@ let inferenceCorpora: [(file: String, records: Int?)] = [
         #expect(post.name == "Post" && post.records == ["/posts/row"] && post.key == ["Id"])
         let types = Dictionary(uniqueKeysWithValues: post.attributes.map { ($0.name, $0.type) })
         #expect(types["Id"] == .integer && types["CreationDate"] == .date && types["Body"] == .string)
-        let (wiki, _) = try Inferrer.infer(path: TestPaths.corpus("mediawiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"))
+        let (wiki, _) = try Inferrer.infer(
+            path: TestPaths.corpus("mediawiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"))
         let page = try #require(wiki.entities.first)
         #expect(page.key == ["id"])
         #expect(page.attributes.contains { $0.sources == ["revision/contributor/username"] })

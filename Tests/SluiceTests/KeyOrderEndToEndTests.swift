@@ -18,17 +18,22 @@ import Testing
             options.sort.fanIn = 4
             options.batch.maxRows = 700
             let store = TestPaths.temporaryDirectory().appendingPathComponent("\(name)-\(order).sqlite").path
-            reports.append(try Importer(mapping: example(name), store: store, options: options).runBlocking(inputs: files))
+            reports.append(
+                try Importer(mapping: example(name), store: store, options: options).runBlocking(inputs: files))
             stores.append(StoreReader(store))
         }
-        let tables = stores[0].rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_sluice%' ESCAPE '\\' ORDER BY 1")
-            .map { $0[0] ?? "" }
+        let tables = stores[0].rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_sluice%' ESCAPE '\\' ORDER BY 1"
+        )
+        .map { $0[0] ?? "" }
         #expect(tables.count >= 2)
         for table in tables {
             let columns = stores[0].rows("SELECT name FROM pragma_table_info('\(table)')").map { "\"\($0[0] ?? "")\"" }
             let sql = "SELECT * FROM \"\(table)\" ORDER BY \(columns.joined(separator: ", "))"
             let (input, key) = (stores[0].rows(sql), stores[1].rows(sql))
-            #expect(input.count == key.count, "\(name): \(table) has \(input.count) rows in input order, \(key.count) in key order")
+            #expect(
+                input.count == key.count,
+                "\(name): \(table) has \(input.count) rows in input order, \(key.count) in key order")
             #expect(input == key, "\(name): \(table) differs")
         }
         #expect(reports[0].entities.map(\.counts.inserted) == reports[1].entities.map(\.counts.inserted))

@@ -25,8 +25,10 @@ import Testing
         #expect(again[entity: "Revision"]?.inserted == 0)
         let reader = StoreReader(store)
         #expect(reader.count("Revision") == 3)
-        #expect(reader.rows("SELECT p.id, r.text, r.minor FROM Page p JOIN Revision r ON r._sluice_key = p.revision ORDER BY p.id")
-            == [["1", "v1 of 1", nil], ["2", "v2 of 2", "1"], ["3", "v1 of 3", nil]])
+        #expect(
+            reader.rows(
+                "SELECT p.id, r.text, r.minor FROM Page p JOIN Revision r ON r._sluice_key = p.revision ORDER BY p.id")
+                == [["1", "v1 of 1", nil], ["2", "v2 of 2", "1"], ["3", "v1 of 3", nil]])
         #expect(again.dangling.isEmpty)
     }
 
@@ -41,9 +43,12 @@ import Testing
 
     @Test func nullClearsAndAbsentKeepsTheLink() throws {
         let store = newStore()
-        try importText(pages("reuse"), "p.jsonl", "{\"id\": 1, \"revision\": {\"text\": \"a\"}}\n{\"id\": 2, \"revision\": {\"text\": \"b\"}}", store: store)
+        try importText(
+            pages("reuse"), "p.jsonl",
+            "{\"id\": 1, \"revision\": {\"text\": \"a\"}}\n{\"id\": 2, \"revision\": {\"text\": \"b\"}}", store: store)
         try importText(pages("reuse"), "p.jsonl", "{\"id\": 1, \"revision\": null}\n{\"id\": 2}", store: store)
-        #expect(StoreReader(store).rows("SELECT id, revision IS NULL FROM Page ORDER BY id") == [["1", "1"], ["2", "0"]])
+        #expect(
+            StoreReader(store).rows("SELECT id, revision IS NULL FROM Page ORDER BY id") == [["1", "1"], ["2", "0"]])
     }
 
     @Test func keylessListsOnXMLReuseByPositionAndDeleteDroppedChildren() throws {
@@ -55,15 +60,21 @@ import Testing
               Line: {key: [], attributes: {sku: {type: string, source: "@sku"}, qty: {type: integer, source: "@qty"}}}
             """
         let store = newStore()
-        try importText(yaml, "o.xml", """
+        try importText(
+            yaml, "o.xml",
+            """
             <orders><order id="1"><line sku="a" qty="1"/><line sku="b" qty="2"/><line sku="c" qty="3"/></order>
             <order id="2"><line sku="z" qty="9"/></order></orders>
             """, store: store)
-        let report = try importText(yaml, "o.xml", #"<orders><order id="1"><line sku="a" qty="5"/></order></orders>"#, store: store)
+        let report = try importText(
+            yaml, "o.xml", #"<orders><order id="1"><line sku="a" qty="5"/></order></orders>"#, store: store)
         #expect(report[entity: "Line"]?.updated == 1)
         let reader = StoreReader(store)
-        #expect(reader.rows("SELECT o.\"Order_@id\", l.sku, l.qty FROM Order_lines o JOIN Line l ON l._sluice_key = o.Line__sluice_key ORDER BY 1, o.position")
-            == [["1", "a", "5"], ["2", "z", "9"]])
+        #expect(
+            reader.rows(
+                "SELECT o.\"Order_@id\", l.sku, l.qty FROM Order_lines o JOIN Line l ON l._sluice_key = o.Line__sluice_key ORDER BY 1, o.position"
+            )
+                == [["1", "a", "5"], ["2", "z", "9"]])
         #expect(reader.count("Line") == 2)
     }
 
@@ -84,14 +95,22 @@ import Testing
 
     @Test func mappingErrorsAboutKeylessTargets() {
         let cases = [
-            ("entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r}}}, R: {key: [], attributes: {a: string}}}",
-             "has no key"),
-            ("entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r, keyless: reuse}}}, R: {key: a, attributes: {a: string}}}",
-             "is for targets without a key"),
-            ("entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r, keyless: reuse}}}, R: {records: \"$.r\", key: [], attributes: {a: string}}}",
-             "records of its own"),
-            ("entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r, keyless: sometimes}}}, R: {key: [], attributes: {a: string}}}",
-             "reuse or create"),
+            (
+                "entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r}}}, R: {key: [], attributes: {a: string}}}",
+                "has no key"
+            ),
+            (
+                "entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r, keyless: reuse}}}, R: {key: a, attributes: {a: string}}}",
+                "is for targets without a key"
+            ),
+            (
+                "entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r, keyless: reuse}}}, R: {records: \"$.r\", key: [], attributes: {a: string}}}",
+                "records of its own"
+            ),
+            (
+                "entities: {P: {records: $, key: id, attributes: {id: integer}, relationships: {r: {entity: R, source: r, keyless: sometimes}}}, R: {key: [], attributes: {a: string}}}",
+                "reuse or create"
+            ),
         ]
         for (yaml, message) in cases {
             do {

@@ -22,7 +22,9 @@ import Testing
         options.store.ledgerRuns = 3
         let importer = try Importer(mapping: Mapping.parse(yaml: Self.mapping), store: store, options: options)
         for night in 1...6 {
-            let dump = TestPaths.file("events-2026-01-0\(night).jsonl", (1...50).map { #"{"id": \#($0), "night": \#(night)}"# }.joined(separator: "\n") + "\n")
+            let dump = TestPaths.file(
+                "events-2026-01-0\(night).jsonl",
+                (1...50).map { #"{"id": \#($0), "night": \#(night)}"# }.joined(separator: "\n") + "\n")
             let report = try importer.runBlocking(inputs: [dump])
             #expect(report[entity: "Event"]?.updated == (night == 1 ? 0 : 50))
         }
@@ -33,7 +35,8 @@ import Testing
         try sixNights(into: store)
         let reader = StoreReader(store)
         #expect(reader.rows("SELECT id FROM _sluice_runs ORDER BY id") == [["4"], ["5"], ["6"]])
-        let inputs = reader.rows("SELECT input FROM _sluice_checkpoints").map { String(($0[0] ?? "").suffix(16)) }.sorted()
+        let inputs = reader.rows("SELECT input FROM _sluice_checkpoints").map { String(($0[0] ?? "").suffix(16)) }
+            .sorted()
         #expect(inputs == ["2026-01-04.jsonl", "2026-01-05.jsonl", "2026-01-06.jsonl"])
         #expect(reader.value("SELECT min(night) FROM Event") == "6")
     }
@@ -44,7 +47,8 @@ import Testing
         try sixNights(into: database)
         let reader = PostgresReader(database)
         #expect(reader.rows("SELECT id FROM _sluice_runs ORDER BY id") == [["4"], ["5"], ["6"]])
-        let inputs = reader.rows("SELECT input FROM _sluice_checkpoints").map { String(($0[0] ?? "").suffix(16)) }.sorted()
+        let inputs = reader.rows("SELECT input FROM _sluice_checkpoints").map { String(($0[0] ?? "").suffix(16)) }
+            .sorted()
         #expect(inputs == ["2026-01-04.jsonl", "2026-01-05.jsonl", "2026-01-06.jsonl"])
     }
 }

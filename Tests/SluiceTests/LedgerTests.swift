@@ -8,7 +8,9 @@ import Testing
         let store = newStore()
         let yaml = "entities: {E: {records: $, key: id, attributes: {id: integer}}}"
         try sync(yaml, "{\"id\": 1}\n{\"id\": 2}", store: store)
-        #expect(throws: ImportError.self) { try sync(yaml, "{\"id\": 3}\n{\"id\": oops}", store: store, name: "bad.jsonl") }
+        #expect(throws: ImportError.self) {
+            try sync(yaml, "{\"id\": 3}\n{\"id\": oops}", store: store, name: "bad.jsonl")
+        }
         let status = try Status.read(store: store)
         #expect(status.runs.map(\.status) == ["failed", "completed"])
         #expect(status.runs[1].records == 2)

@@ -4,7 +4,8 @@ import SluiceTestSupport
 import Testing
 
 @Suite struct LibraryAPITests {
-    let mapping = try! Mapping.parse(yaml: "entities: {Item: {records: $, key: id, attributes: {id: integer, name: string}}}")
+    let mapping = try! Mapping.parse(
+        yaml: "entities: {Item: {records: $, key: id, attributes: {id: integer, name: string}}}")
 
     @Test func pushedBytesImportLikeAFile() throws {
         let store = TestPaths.temporaryDirectory().appendingPathComponent("push.sqlite").path
@@ -20,7 +21,8 @@ import Testing
     }
 
     @Test func asyncRunReportsProgressAndCounts() async throws {
-        let input = TestPaths.file("items.jsonl", (1...5_000).map { "{\"id\": \($0), \"name\": \"n\($0)\"}\n" }.joined())
+        let input = TestPaths.file(
+            "items.jsonl", (1...5_000).map { "{\"id\": \($0), \"name\": \"n\($0)\"}\n" }.joined())
         let store = TestPaths.temporaryDirectory().appendingPathComponent("async.sqlite").path
         var options = ImportOptions()
         options.batch.maxRows = 1_000
@@ -46,7 +48,10 @@ import Testing
             _ = try Importer(mapping: mapping, store: store, options: options).runBlocking(inputs: [input])
             Issue.record("a bad record was imported")
         } catch {
-            guard case .parse(let parseError) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .parse(let parseError) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(parseError.location.record == 2_500)
             #expect(parseError.location.line == 2_500)
             #expect("\(error)".contains("bad.jsonl:2500:"))
@@ -56,7 +61,8 @@ import Testing
     }
 
     @Test func cancellationStopsAndKeepsCommittedBatches() async throws {
-        let input = TestPaths.file("many.jsonl", (1...200_000).map { "{\"id\": \($0), \"name\": \"n\($0)\"}\n" }.joined())
+        let input = TestPaths.file(
+            "many.jsonl", (1...200_000).map { "{\"id\": \($0), \"name\": \"n\($0)\"}\n" }.joined())
         let store = TestPaths.temporaryDirectory().appendingPathComponent("cancel.sqlite").path
         var options = ImportOptions()
         options.batch.maxRows = 1_000
@@ -73,7 +79,9 @@ import Testing
     }
 
     @Test func schemalessImportAddsColumnsAsTheyAppear() throws {
-        let input = TestPaths.file("flat.jsonl", """
+        let input = TestPaths.file(
+            "flat.jsonl",
+            """
             {"id": 1, "a": "x"}
             {"id": 2, "b": 2.5, "nested": {"k": [1, 2]}}
             {"id": 1, "a": "y", "flag": true}
@@ -81,8 +89,9 @@ import Testing
         let store = TestPaths.temporaryDirectory().appendingPathComponent("flat.sqlite").path
         let report = try Importer(entity: "Thing", key: "id", store: store).runBlocking(inputs: [input])
         #expect(report[entity: "Thing"]?.inserted == 2)
-        #expect(StoreReader(store).rows("SELECT id, a, b, nested, flag FROM Thing ORDER BY id")
-            == [["1", "y", nil, nil, "1"], ["2", nil, "2.5", #"{"k":[1,2]}"#, nil]])
+        #expect(
+            StoreReader(store).rows("SELECT id, a, b, nested, flag FROM Thing ORDER BY id")
+                == [["1", "y", nil, nil, "1"], ["2", nil, "2.5", #"{"k":[1,2]}"#, nil]])
     }
 }
 

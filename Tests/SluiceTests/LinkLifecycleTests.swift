@@ -20,6 +20,7 @@ import Testing
         let reader = StoreReader(store)
         #expect(reader.rows("SELECT Group_id, Person_id FROM Group_members ORDER BY 1, 2") == [["2", "3"]])
         try importText(yaml, "c.jsonl", "{\"id\": 1, \"members\": [5]}", store: store)
-        #expect(reader.rows("SELECT Group_id, Person_id FROM Group_members ORDER BY 1, 2") == [["1", "5"], ["2", "3"]])
+        #expect(
+            reader.rows("SELECT Group_id, Person_id FROM Group_members ORDER BY 1, 2") == [["1", "5"], ["2", "3"]])
     }
 }

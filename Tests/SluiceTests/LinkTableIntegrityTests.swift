@@ -10,6 +10,9 @@ import Testing
     @Test func orderedAndChoosingLinkTablesPassIntegrityCheck() throws {
         let (_, store) = try importExample("osm", ["osm/winthrop.osm"])
         #expect(store.rows("PRAGMA integrity_check") == [["ok"]])
-        #expect(store.rows("SELECT name FROM pragma_table_info('Way_nodes') ORDER BY cid").map { $0[0] ?? "" } == ["Way_id", "position", "Node_id"])
+        #expect(
+            store.rows("SELECT name FROM pragma_table_info('Way_nodes') ORDER BY cid").map { $0[0] ?? "" } == [
+                "Way_id", "position", "Node_id",
+            ])
     }
 }

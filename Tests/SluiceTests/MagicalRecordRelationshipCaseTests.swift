@@ -12,8 +12,13 @@ import Testing
                        relationships: {mappedEntity: {entity: MappedEntity, source: mappedEntity}}}
             """
         let store = newStore()
-        try importText(yaml, "setup.json", #"{"existing": [{"mappedEntityID": 42, "sampleAttribute": "setup text"}]}"#, store: store)
-        try importText(yaml, "import.json", #"{"parents": [{"name": "p", "mappedEntity": {"mappedEntityID": 42, "sampleAttribute": "This is sample json file"}}]}"#, store: store)
+        try importText(
+            yaml, "setup.json", #"{"existing": [{"mappedEntityID": 42, "sampleAttribute": "setup text"}]}"#,
+            store: store)
+        try importText(
+            yaml, "import.json",
+            #"{"parents": [{"name": "p", "mappedEntity": {"mappedEntityID": 42, "sampleAttribute": "This is sample json file"}}]}"#,
+            store: store)
         let reader = StoreReader(store)
         #expect(reader.count("MappedEntity") == 1)
         #expect(reader.value("SELECT sampleAttribute FROM MappedEntity") == "This is sample json file")
@@ -28,10 +33,17 @@ import Testing
               MappedEntity: {key: testMappedEntityID, attributes: {testMappedEntityID: {type: integer, source: id}, sampleAttribute: string}}
             """
         let store = newStore()
-        try importText(yaml, "a.json", #"{"someRandomAttributeName": {"id": 42, "sampleAttribute": "old"}}"#, store: store)
-        try importText(yaml, "b.json", #"{"name": "p", "someRandomAttributeName": {"id": 42, "sampleAttribute": "This is sample json file"}}"#, store: store)
+        try importText(
+            yaml, "a.json", #"{"someRandomAttributeName": {"id": 42, "sampleAttribute": "old"}}"#, store: store)
+        try importText(
+            yaml, "b.json",
+            #"{"name": "p", "someRandomAttributeName": {"id": 42, "sampleAttribute": "This is sample json file"}}"#,
+            store: store)
         let reader = StoreReader(store)
-        #expect(reader.rows("SELECT testMappedEntityID, sampleAttribute FROM MappedEntity") == [["42", "This is sample json file"]])
+        #expect(
+            reader.rows("SELECT testMappedEntityID, sampleAttribute FROM MappedEntity") == [
+                ["42", "This is sample json file"]
+            ])
         #expect(reader.rows("SELECT mappedEntity FROM Parent ORDER BY rowid") == [["42"], ["42"]])
     }
 
@@ -42,7 +54,10 @@ import Testing
               MappedEntity: {key: mappedEntityID, attributes: {mappedEntityID: integer, nestedAttribute: {source: attributeValue.nestedValue}}}
             """
         let store = newStore()
-        try importText(yaml, "a.json", #"{"mappedEntity": {"mappedEntityID": 42, "attributeValue": {"nestedValue": "This is a nested value"}}}"#, store: store)
+        try importText(
+            yaml, "a.json",
+            #"{"mappedEntity": {"mappedEntityID": 42, "attributeValue": {"nestedValue": "This is a nested value"}}}"#,
+            store: store)
         #expect(StoreReader(store).rows("SELECT * FROM MappedEntity") == [["42", "This is a nested value"]])
     }
 
@@ -54,7 +69,8 @@ import Testing
               MappedEntity: {key: testMappedEntityID, attributes: {testMappedEntityID: {type: integer, source: id}}}
             """
         let store = newStore()
-        try importText(yaml, "a.json", #"{"id": 1, "mappedEntities": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]}"#, store: store)
+        try importText(
+            yaml, "a.json", #"{"id": 1, "mappedEntities": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]}"#, store: store)
         let reader = StoreReader(store)
         #expect(reader.count("Parent_mappedEntities") == 4)
         try importText(yaml, "b.json", #"{"id": 1}"#, store: store)
@@ -72,14 +88,24 @@ import Testing
                        relationships: {mappedEntities: {entity: MappedEntity, source: "mappedEntities[*]", many: true, rule: union}}}
             """
         let store = newStore()
-        let setup = (0...9).map { "{\"testMappedEntityID\": \($0), \"text\": \"test attribute \($0)\"}" }.joined(separator: ", ")
-        try importText(yaml, "setup.json", "{\"entities\": [\(setup)], \"parents\": [{\"testPrimaryKey\": 84, \"mappedEntities\": [9]}]}", store: store)
-        try importText(yaml, "import.json", #"{"parents": [{"testPrimaryKey": 84, "mappedEntities": [1, 2, 3, 4]}]}"#, store: store)
+        let setup = (0...9).map { "{\"testMappedEntityID\": \($0), \"text\": \"test attribute \($0)\"}" }.joined(
+            separator: ", ")
+        try importText(
+            yaml, "setup.json",
+            "{\"entities\": [\(setup)], \"parents\": [{\"testPrimaryKey\": 84, \"mappedEntities\": [9]}]}", store: store
+        )
+        try importText(
+            yaml, "import.json", #"{"parents": [{"testPrimaryKey": 84, "mappedEntities": [1, 2, 3, 4]}]}"#, store: store
+        )
         let reader = StoreReader(store)
         #expect(reader.count("Parent") == 1)
         #expect(reader.count("MappedEntity") == 10)
-        #expect(reader.rows("SELECT MappedEntity_testMappedEntityID FROM Parent_mappedEntities ORDER BY 1").map { $0[0] } == ["1", "2", "3", "4", "9"])
-        #expect(reader.value("SELECT count(*) FROM MappedEntity WHERE text = 'test attribute ' || testMappedEntityID") == "10")
+        #expect(
+            reader.rows("SELECT MappedEntity_testMappedEntityID FROM Parent_mappedEntities ORDER BY 1").map { $0[0] }
+                == ["1", "2", "3", "4", "9"])
+        #expect(
+            reader.value("SELECT count(*) FROM MappedEntity WHERE text = 'test attribute ' || testMappedEntityID")
+                == "10")
     }
 
     @Test func mr19LookupsAreScopedToTheExactEntity() throws {
@@ -98,7 +124,9 @@ import Testing
                   Concrete: {key: sampleConcreteAttribute, attributes: {sampleConcreteAttribute: string, sampleBaseAttribute: string}}
                 """
             let store = newStore()
-            try importText(yaml, "h.json", """
+            try importText(
+                yaml, "h.json",
+                """
                 {"id": 1, "base": [{"sampleBaseAttribute": "BASE 1"}, {"sampleBaseAttribute": "BASE 2"}],
                  "concrete": [{"sampleConcreteAttribute": "C1", "sampleBaseAttribute": "BASE 1"},
                               {"sampleConcreteAttribute": "C2", "sampleBaseAttribute": "BASE 2"},

@@ -18,7 +18,9 @@ import Testing
         var options = ImportOptions()
         options.order = order
         try sync(mapping("integer"), input, store: store, options: options)
-        try sync(#"entities: {E: {records: $, key: id, attributes: {id: integer}}}"#, "{\"id\": 1}", store: store, options: options)
+        try sync(
+            #"entities: {E: {records: $, key: id, attributes: {id: integer}}}"#, "{\"id\": 1}", store: store,
+            options: options)
         let changed = try sync(mapping("string"), input, store: store, options: options)
         #expect(changed.warnings.contains { $0.contains("n INTEGER → TEXT") }, "\(changed.warnings)")
         let reader = StoreReader(store)

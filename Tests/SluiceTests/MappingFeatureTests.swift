@@ -23,9 +23,11 @@ struct Twin {
 @Suite struct MappingFeatureTests {
     @Test func compoundKeysAndKeyNormalisation() throws {
         let twin = Twin(
-            xmlYAML: "entities: {E: {records: /osm/*, key: [type, id], attributes: {type: {source: '@t'}, id: integer, v: string}}}",
+            xmlYAML:
+                "entities: {E: {records: /osm/*, key: [type, id], attributes: {type: {source: '@t'}, id: integer, v: string}}}",
             xml: #"<osm><node t="node" id="1" v="a"/><way t="way" id="1" v="b"/><node t="node" id=" 1 " v="c"/></osm>"#,
-            jsonYAML: "entities: {E: {records: $, key: [type, id], attributes: {type: {source: t}, id: integer, v: string}}}",
+            jsonYAML:
+                "entities: {E: {records: $, key: [type, id], attributes: {type: {source: t}, id: integer, v: string}}}",
             json: """
                 {"t": "node", "id": 1, "v": "a"}
                 {"t": "way", "id": 1, "v": "b"}
@@ -40,8 +42,13 @@ struct Twin {
     @Test func compoundKeysUpdateAcrossRuns() throws {
         let store = newStore()
         let yaml = "entities: {E: {records: $, key: [a, b], attributes: {a: string, b: integer, v: integer}}}"
-        try importText(yaml, "1.jsonl", (1...300).map { "{\"a\": \"k\($0 % 3)\", \"b\": \($0), \"v\": 0}" }.joined(separator: "\n"), store: store)
-        let report = try importText(yaml, "2.jsonl", (1...300).map { "{\"a\": \"k\($0 % 3)\", \"b\": \($0), \"v\": \($0 % 2)}" }.joined(separator: "\n"), store: store)
+        try importText(
+            yaml, "1.jsonl",
+            (1...300).map { "{\"a\": \"k\($0 % 3)\", \"b\": \($0), \"v\": 0}" }.joined(separator: "\n"), store: store)
+        let report = try importText(
+            yaml, "2.jsonl",
+            (1...300).map { "{\"a\": \"k\($0 % 3)\", \"b\": \($0), \"v\": \($0 % 2)}" }.joined(separator: "\n"),
+            store: store)
         #expect(report[entity: "E"]?.updated == 150)
         #expect(report[entity: "E"]?.unchanged == 150)
     }
@@ -64,12 +71,15 @@ struct Twin {
                 entities: {Q: {records: /posts/row, key: Id, filter: {"@PostTypeId": {in: ["1"]}, "@Title": {exists: true}},
                                attributes: {Id: integer, Title: string}}}
                 """,
-            xml: #"<posts><row Id="1" PostTypeId="1" Title="a"/><row Id="2" PostTypeId="2"/><row Id="3" PostTypeId="1"/></posts>"#,
+            xml:
+                #"<posts><row Id="1" PostTypeId="1" Title="a"/><row Id="2" PostTypeId="2"/><row Id="3" PostTypeId="1"/></posts>"#,
             jsonYAML: """
                 entities: {Q: {records: $, key: Id, filter: {PostTypeId: {equals: "1"}, Title: {exists: true}},
                                attributes: {Id: integer, Title: string}}}
                 """,
-            json: "{\"Id\": 1, \"PostTypeId\": 1, \"Title\": \"a\"}\n{\"Id\": 2, \"PostTypeId\": 2}\n{\"Id\": 3, \"PostTypeId\": 1}\n")
+            json:
+                "{\"Id\": 1, \"PostTypeId\": 1, \"Title\": \"a\"}\n{\"Id\": 2, \"PostTypeId\": 2}\n{\"Id\": 3, \"PostTypeId\": 1}\n"
+        )
         for (report, rows) in try twin.run("SELECT Id, Title FROM Q") {
             #expect(report[entity: "Q"]?.skipped == 2)
             #expect(rows == [["1", "a"]])
@@ -99,12 +109,15 @@ struct Twin {
                 entities: {P: {records: /wiki/page, key: id, attributes: {id: integer, user: {source: revision/contributor/username},
                                rev: {type: integer, source: revision/@id}, text: {source: revision/text}}}}
                 """,
-            xml: "<wiki><page><id>5</id><revision id=\"9\"><contributor><username>ann</username></contributor><text>hi &amp; bye</text></revision></page></wiki>",
+            xml:
+                "<wiki><page><id>5</id><revision id=\"9\"><contributor><username>ann</username></contributor><text>hi &amp; bye</text></revision></page></wiki>",
             jsonYAML: """
                 entities: {P: {records: $, key: id, attributes: {id: integer, user: {source: revision.contributor.username},
                                rev: {type: integer, source: "revisions[0].id"}, text: {source: revision.text}}}}
                 """,
-            json: #"{"id": 5, "revision": {"contributor": {"username": "ann"}, "text": "hi & bye"}, "revisions": [{"id": 9}]}"#)
+            json:
+                #"{"id": 5, "revision": {"contributor": {"username": "ann"}, "text": "hi & bye"}, "revisions": [{"id": 9}]}"#
+        )
         for (_, rows) in try twin.run("SELECT id, user, rev, text FROM P") {
             #expect(rows == [["5", "ann", "9", "hi & bye"]])
         }
@@ -112,10 +125,14 @@ struct Twin {
 
     @Test func absentLeavesStoredValuesAndNullClears() throws {
         for (yaml, name, first, second) in [
-            ("entities: {E: {records: /r/row, key: id, attributes: {id: integer, a: string, b: string}}}", "x.xml",
-             #"<r><row id="1" a="x" b="y"/></r>"#, #"<r><row id="1" a="z"/></r>"#),
-            ("entities: {E: {records: $, key: id, attributes: {id: integer, a: string, b: string}}}", "x.jsonl",
-             #"{"id": 1, "a": "x", "b": "y"}"#, #"{"id": 1, "a": "z", "b": null}"#),
+            (
+                "entities: {E: {records: /r/row, key: id, attributes: {id: integer, a: string, b: string}}}", "x.xml",
+                #"<r><row id="1" a="x" b="y"/></r>"#, #"<r><row id="1" a="z"/></r>"#
+            ),
+            (
+                "entities: {E: {records: $, key: id, attributes: {id: integer, a: string, b: string}}}", "x.jsonl",
+                #"{"id": 1, "a": "x", "b": "y"}"#, #"{"id": 1, "a": "z", "b": null}"#
+            ),
         ] {
             let store = newStore()
             try importText(yaml, name, first, store: store)
@@ -127,23 +144,26 @@ struct Twin {
 
     @Test func mappingErrorsForNewOptions() {
         do {
-            _ = try Mapping.parse(yaml: """
-                entities:
-                  E:
-                    records: $
-                    key: [a, a]
-                    missing-key: maybe
-                    filter: {x: {like: "%"}}
-                    attributes:
-                      a: {type: json}
-                      d: {type: date, formats: ["HH:mm"], epoch: hours}
-                      s: {type: string, formats: ["yyyy"]}
-                """, file: "m.yml")
+            _ = try Mapping.parse(
+                yaml: """
+                    entities:
+                      E:
+                        records: $
+                        key: [a, a]
+                        missing-key: maybe
+                        filter: {x: {like: "%"}}
+                        attributes:
+                          a: {type: json}
+                          d: {type: date, formats: ["HH:mm"], epoch: hours}
+                          s: {type: string, formats: ["yyyy"]}
+                    """, file: "m.yml")
             Issue.record("accepted")
         } catch {
             let text = "\(error)"
-            for expected in ["missing-key", "unknown condition `like`", "epoch", "needs a year (y), month (M) and day (d)",
-                             "`formats` is for date attributes", "cannot be of type json", "names an attribute twice"] {
+            for expected in [
+                "missing-key", "unknown condition `like`", "epoch", "needs a year (y), month (M) and day (d)",
+                "`formats` is for date attributes", "cannot be of type json", "names an attribute twice",
+            ] {
                 #expect(text.contains(expected), "\(expected)")
             }
         }
@@ -155,7 +175,8 @@ struct Twin {
                 entities: {E: {records: /r/row, key: id, attributes: {id: integer, name: {source: ["@nick", "@name", "fullname"]},
                                when: {type: date, formats: ["dd.MM.yyyy HH:mm", "MMM d, yyyy"]}, at: {type: date, epoch: auto}}}}
                 """,
-            xml: #"<r><row id="1" name="a" when="05.08.2011 01:56" at="1388349427543"/><row id="2" when="Aug 5, 2011" at="1388349428"><fullname>b</fullname></row></r>"#,
+            xml:
+                #"<r><row id="1" name="a" when="05.08.2011 01:56" at="1388349427543"/><row id="2" when="Aug 5, 2011" at="1388349428"><fullname>b</fullname></row></r>"#,
             jsonYAML: """
                 entities: {E: {records: $, key: id, attributes: {id: integer, name: {source: [nick, name, "full.name"]},
                                when: {type: date, formats: ["dd.MM.yyyy HH:mm", "MMM d, yyyy"]}, at: {type: date, epoch: auto}}}}
@@ -165,18 +186,21 @@ struct Twin {
                 {"id": 2, "full": {"name": "b"}, "when": "Aug 5, 2011", "at": 1388349428}
                 """)
         for (_, rows) in try twin.run("SELECT id, name, \"when\", at FROM E ORDER BY id") {
-            #expect(rows == [
-                ["1", "a", "2011-08-05 01:56:00", "2013-12-29 20:37:07.543"],
-                ["2", "b", "2011-08-05 00:00:00", "2013-12-29 20:37:08"],
-            ])
+            #expect(
+                rows == [
+                    ["1", "a", "2011-08-05 01:56:00", "2013-12-29 20:37:07.543"],
+                    ["2", "b", "2011-08-05 00:00:00", "2013-12-29 20:37:08"],
+                ])
         }
     }
 
     @Test func hooksOnXMLRecords() throws {
         let store = newStore()
-        let hooks = ["E": EntityHooks(
-            shouldImport: { $0.text(at: "@skip") == nil },
-            valueHandlers: ["name": { raw in raw.text.map { .text($0.uppercased()) } }])]
+        let hooks = [
+            "E": EntityHooks(
+                shouldImport: { $0.text(at: "@skip") == nil },
+                valueHandlers: ["name": { raw in raw.text.map { .text($0.uppercased()) } }])
+        ]
         let report = try importText(
             "entities: {E: {records: /r/row, key: id, attributes: {id: integer, name: string}}}", "h.xml",
             #"<r><row id="1" name="ann"/><row id="2" name="bob" skip="yes"/></r>"#, store: store, hooks: hooks)

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Sluice
 import SluiceTestSupport
 import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// The last action on each object of osmChange files, read with
 /// Foundation's XMLParser: an account of the files independent of sluice's
@@ -29,11 +30,17 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
         _ = parser.parse()
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         switch name {
         case "create", "modify", "delete": action = name
         case "node", "way", "relation":
-            current = ("\(name):\(attributes["id"] ?? "")", Object(action: action, version: attributes["version"] ?? "", lat: attributes["lat"]))
+            current = (
+                "\(name):\(attributes["id"] ?? "")",
+                Object(action: action, version: attributes["version"] ?? "", lat: attributes["lat"])
+            )
         case "tag": current?.object.tags[attributes["k"] ?? ""] = attributes["v"] ?? ""
         case "nd": current?.object.nodes.append(attributes["ref"] ?? "")
         default: break
@@ -57,7 +64,9 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
     @Test func changeFilesApplyTheirLastActionPerObject() throws {
         let files = ["osm/000466354.osc.gz", "osm/008-ch.osc.gz"].map(TestPaths.corpus)
         let actions = OsmChangeActions()
-        for file in files { actions.read(try runCommand("/bin/gzip", ["-dc", file]).stdout.data(using: .utf8) ?? Data()) }
+        for file in files {
+            actions.read(try runCommand("/bin/gzip", ["-dc", file]).stdout.data(using: .utf8) ?? Data())
+        }
         let touched = actions.last
         #expect(touched.count > 2_000)
         #expect(touched.values.contains { $0.action == "delete" })
@@ -67,12 +76,17 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
         for key in touched.keys.sorted() {
             let (type, id) = (String(key.split(separator: ":")[0]), String(key.split(separator: ":")[1]))
             switch type {
-            case "node": base += "<node id=\"\(id)\" version=\"0\" lat=\"1\" lon=\"2\"><tag k=\"base\" v=\"yes\"/></node>\n"
-            case "way": base += "<way id=\"\(id)\" version=\"0\"><nd ref=\"1\"/><nd ref=\"2\"/><tag k=\"base\" v=\"yes\"/></way>\n"
-            default: base += "<relation id=\"\(id)\" version=\"0\"><member type=\"node\" ref=\"1\" role=\"r\"/></relation>\n"
+            case "node":
+                base += "<node id=\"\(id)\" version=\"0\" lat=\"1\" lon=\"2\"><tag k=\"base\" v=\"yes\"/></node>\n"
+            case "way":
+                base +=
+                    "<way id=\"\(id)\" version=\"0\"><nd ref=\"1\"/><nd ref=\"2\"/><tag k=\"base\" v=\"yes\"/></way>\n"
+            default:
+                base += "<relation id=\"\(id)\" version=\"0\"><member type=\"node\" ref=\"1\" role=\"r\"/></relation>\n"
             }
         }
-        base += "<node id=\"1\" version=\"0\" lat=\"1\" lon=\"2\"/><node id=\"2\" version=\"0\" lat=\"1\" lon=\"2\"/>\n</osm>\n"
+        base +=
+            "<node id=\"1\" version=\"0\" lat=\"1\" lon=\"2\"/><node id=\"2\" version=\"0\" lat=\"1\" lon=\"2\"/>\n</osm>\n"
         let store = TestPaths.temporaryDirectory().appendingPathComponent("osc.sqlite").path
         _ = try Importer(mapping: example("osm"), store: store).runBlocking(inputs: [TestPaths.file("base.osm", base)])
         let report = try Importer(mapping: example("osmchange"), store: store).runBlocking(inputs: files)
@@ -86,8 +100,14 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
             let row = reader.rows("SELECT version, tags\(type == "node" ? ", lat" : "") FROM \(table) WHERE id = \(id)")
             if object.action == "delete" {
                 #expect(row.isEmpty, "\(key) is still stored")
-                if type == "way" { #expect(reader.value("SELECT count(*) FROM Way_nodes WHERE Way_id = \(id)") == "0", "\(key)") }
-                if type == "relation" { #expect(reader.value("SELECT count(*) FROM Relation_members WHERE Relation_id = \(id)") == "0", "\(key)") }
+                if type == "way" {
+                    #expect(reader.value("SELECT count(*) FROM Way_nodes WHERE Way_id = \(id)") == "0", "\(key)")
+                }
+                if type == "relation" {
+                    #expect(
+                        reader.value("SELECT count(*) FROM Relation_members WHERE Relation_id = \(id)") == "0", "\(key)"
+                    )
+                }
                 continue
             }
             guard let stored = row.first else {
@@ -95,15 +115,22 @@ final class OsmChangeActions: NSObject, XMLParserDelegate {
                 continue
             }
             #expect(stored[0] == object.version, "\(key)")
-            let tags = (stored[1]?.data(using: .utf8)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: String] } ?? [:]
+            let tags =
+                (stored[1]?.data(using: .utf8)).flatMap {
+                    try? JSONSerialization.jsonObject(with: $0) as? [String: String]
+                } ?? [:]
             #expect(tags == object.tags, "\(key): tags \(stored[1] ?? "NULL")")
             if type == "node", let lat = object.lat { #expect(Double(stored[2] ?? "") == Double(lat), "\(key)") }
             if type == "way" {
-                let nodes = reader.rows("SELECT Node_id FROM Way_nodes WHERE Way_id = \(id) ORDER BY position").map { $0[0] ?? "" }
+                let nodes = reader.rows("SELECT Node_id FROM Way_nodes WHERE Way_id = \(id) ORDER BY position").map {
+                    $0[0] ?? ""
+                }
                 #expect(nodes == object.nodes, "\(key)")
             }
         }
         #expect(reader.rows("SELECT version FROM Node WHERE id IN (1, 2)") == [["0"], ["0"]])
-        #expect(reader.count("Node") + reader.count("Way") + reader.count("Relation") == touched.count - deletions.count + 2)
+        #expect(
+            reader.count("Node") + reader.count("Way") + reader.count("Relation") == touched.count - deletions.count + 2
+        )
     }
 }

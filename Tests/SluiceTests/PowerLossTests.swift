@@ -34,7 +34,8 @@ import Testing
         var generator = SplitMix(seed: UInt64(day))
         let lines = Array(ids).shuffled(using: &generator).map { id in
             let score = id % 5 == 0 ? id * 3 + day : id * 3
-            return #"{"id": \#(id), "kind": "k\#(id % 7)", "score": \#(score), "tags": ["t\#((id + day) % 5)", "u\#(id % 3)"]}"#
+            return
+                #"{"id": \#(id), "kind": "k\#(id % 7)", "score": \#(score), "tags": ["t\#((id + day) % 5)", "u\#(id % 3)"]}"#
         }
         return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
     }
@@ -64,7 +65,8 @@ import Testing
 
     init() { #expect(sluice_testvfs_install() == 0) }
 
-    @Test(arguments: Scenario.allCases) func aResumeAfterPowerLossGivesTheUninterruptedStore(scenario: Scenario) throws {
+    @Test(arguments: Scenario.allCases) func aResumeAfterPowerLossGivesTheUninterruptedStore(scenario: Scenario) throws
+    {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
         // The next day's dump replaces the first under the same name, as a
@@ -102,7 +104,8 @@ import Testing
             let store = try store(copying: base, named: "cut\(index)")
             let seed = generator.next()
             let loss = (keep: Int32([0, 30, 70, 100][index % 4]), tear: Int32(index % 2))
-            let context = "\(scenario) cut \(index) in \(cut.phase) at operation \(cut.at) of \(total), keeping \(loss.keep)%, tear \(loss.tear), seed \(seed)"
+            let context =
+                "\(scenario) cut \(index) in \(cut.phase) at operation \(cut.at) of \(total), keeping \(loss.keep)%, tear \(loss.tear), seed \(seed)"
             #expect(sluice_testvfs_start(directory.path, cut.at) == 0)
             // A cut while the store closes, after the run is recorded, ends
             // nothing: the run reported completed and must stay so.
@@ -143,7 +146,10 @@ import Testing
         #expect(sluice_testvfs_start(directory.path, 0) == 0)
         var db: OpaquePointer?
         #expect(sqlite3_open(path, &db) == SQLITE_OK)
-        for sql in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=\(synchronous)", "CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"] {
+        for sql in [
+            "PRAGMA journal_mode=WAL", "PRAGMA synchronous=\(synchronous)", "CREATE TABLE t (x)",
+            "INSERT INTO t VALUES (1)",
+        ] {
             #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
         }
         sluice_testvfs_cut()
@@ -166,7 +172,8 @@ import Testing
     /// previous run's, of another file); a run without `--resume` must then
     /// give `expected`.
     func resume(
-        _ input: String, _ store: String, _ options: ImportOptions, _ expected: [[[String?]]], mayRefuse: Bool, _ context: String
+        _ input: String, _ store: String, _ options: ImportOptions, _ expected: [[[String?]]], mayRefuse: Bool,
+        _ context: String
     ) throws {
         var resuming = options
         resuming.resume = true
@@ -184,14 +191,22 @@ import Testing
         let reader = StoreReader(store)
         #expect(reader.value("PRAGMA integrity_check") == "ok", "\(context)")
         let rows = dump(store)
-        #expect(rows == expected, "\(context): the store differs, \(rows.map(\.count)) rows against \(expected.map(\.count))")
+        #expect(
+            rows == expected,
+            "\(context): the store differs, \(rows.map(\.count)) rows against \(expected.map(\.count))")
         let statuses = reader.rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
         #expect(statuses.last == "completed", "\(context): runs \(statuses)")
-        #expect(reader.value("SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0", "\(context)")
+        #expect(
+            reader.value("SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_seen%' ESCAPE '\\'") == "0",
+            "\(context)")
     }
 
-    func run(_ input: String, into store: String, _ options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws {
-        _ = try Importer(mapping: Mapping.parse(yaml: Self.mapping), store: store, options: options).runBlocking(inputs: [input], progress: progress)
+    func run(
+        _ input: String, into store: String, _ options: ImportOptions,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) throws {
+        _ = try Importer(mapping: Mapping.parse(yaml: Self.mapping), store: store, options: options).runBlocking(
+            inputs: [input], progress: progress)
     }
 
     /// A copy of `base` (or no file, when there is none) beside it.

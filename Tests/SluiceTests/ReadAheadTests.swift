@@ -1,9 +1,10 @@
-@_spi(Machinery) import SluiceRecords
 import Foundation
-@testable import Sluice
 import SluiceInput
+@_spi(Machinery) import SluiceRecords
 import SluiceTestSupport
 import Testing
+
+@testable import Sluice
 
 /// A source that hands out `chunks` one per read (each cut to the buffer),
 /// then `failure` if set, else the end; `gate`, when set, is waited on

@@ -14,16 +14,18 @@ import Testing
 
     @Test func fieldBytesInJSONStopBeforeYajlBuffersTheWholeToken() throws {
         let big = String(repeating: "x", count: 5 << 20)
-        let message = try limitError(jsonItems, "big.jsonl", "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 2, \"text\": \"\(big)\"}\n",
-                                     limits { $0.maxFieldBytes = 1 << 20 })
+        let message = try limitError(
+            jsonItems, "big.jsonl", "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 2, \"text\": \"\(big)\"}\n",
+            limits { $0.maxFieldBytes = 1 << 20 })
         #expect(message.contains("max-field-bytes"))
         #expect(message.contains("big.jsonl:2:"))
     }
 
     @Test func fieldBytesInXMLText() throws {
         let big = String(repeating: "y", count: 3 << 20)
-        let message = try limitError(xmlRows, "big.xml", "<rows><row id=\"1\"><text>\(big)</text></row></rows>",
-                                     limits { $0.maxFieldBytes = 1 << 20 })
+        let message = try limitError(
+            xmlRows, "big.xml", "<rows><row id=\"1\"><text>\(big)</text></row></rows>",
+            limits { $0.maxFieldBytes = 1 << 20 })
         #expect(message.contains("max-field-bytes"))
         #expect(message.contains("big.xml:1:"))
         #expect(message.contains("record 1"))
@@ -31,15 +33,17 @@ import Testing
 
     @Test func fieldsPerRecord() throws {
         let members = (0..<5_000).map { "\"f\($0)\": \($0)" }.joined(separator: ", ")
-        let message = try limitError(jsonItems, "wide.jsonl", "{\"id\": 1, \(members)}\n", limits { $0.maxFields = 1_000 })
+        let message = try limitError(
+            jsonItems, "wide.jsonl", "{\"id\": 1, \(members)}\n", limits { $0.maxFields = 1_000 })
         #expect(message.contains("max-fields"))
         #expect(message.contains("record 1"))
     }
 
     @Test func recordBytes() throws {
         let rows = (0..<100).map { "<row id=\"\($0)\"><text>\(String(repeating: "z", count: 2_000))</text></row>" }
-        let message = try limitError(xmlRows, "rows.xml", "<rows><row id=\"0\">" + rows.joined() + "</row></rows>",
-                                     limits { $0.maxRecordBytes = 64 << 10 })
+        let message = try limitError(
+            xmlRows, "rows.xml", "<rows><row id=\"0\">" + rows.joined() + "</row></rows>",
+            limits { $0.maxRecordBytes = 64 << 10 })
         #expect(message.contains("max-record-bytes"))
     }
 

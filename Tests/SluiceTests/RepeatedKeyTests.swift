@@ -22,15 +22,24 @@ import Testing
         var options = ImportOptions()
         options.order = order
         options.store.mode = mode
-        _ = try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [TestPaths.file("in.json", json)])
+        _ = try Importer(mapping: Mapping.parse(yaml: yaml), store: store, options: options).runBlocking(inputs: [
+            TestPaths.file("in.json", json)
+        ])
         return store
     }
 
-    @Test(arguments: [ApplyOrder.key, .input]) func aBareNestedReferenceKeepsTheFieldsOfItsRecord(order: ApplyOrder) throws {
-        for json in [#"[{"id":1,"name":"Ann"},{"id":2,"name":"Bob","friend":{"id":1}}]"#,
-                     #"[{"id":2,"name":"Bob","friend":{"id":1}},{"id":1,"name":"Ann"}]"#] {
+    @Test(arguments: [ApplyOrder.key, .input]) func aBareNestedReferenceKeepsTheFieldsOfItsRecord(order: ApplyOrder)
+        throws
+    {
+        for json in [
+            #"[{"id":1,"name":"Ann"},{"id":2,"name":"Bob","friend":{"id":1}}]"#,
+            #"[{"id":2,"name":"Bob","friend":{"id":1}},{"id":1,"name":"Ann"}]"#,
+        ] {
             let store = try importing(people, json, order: order)
-            #expect(StoreReader(store).rows("SELECT id, name, friend FROM Person ORDER BY id") == [["1", "Ann", nil], ["2", "Bob", "1"]], "\(json)")
+            #expect(
+                StoreReader(store).rows("SELECT id, name, friend FROM Person ORDER BY id") == [
+                    ["1", "Ann", nil], ["2", "Bob", "1"],
+                ], "\(json)")
         }
     }
 
@@ -52,15 +61,24 @@ import Testing
         let json = #"[{"id":1,"name":"p1","group":{"id":7,"title":"g","players":[{"id":1},{"id":2}]}}]"#
         let store = try importing(yaml, json, order: order)
         let reader = StoreReader(store)
-        #expect(reader.rows("SELECT id, name, \"group\" FROM Player ORDER BY id") == [["1", "p1", "7"], ["2", nil, nil]])
+        #expect(
+            reader.rows("SELECT id, name, \"group\" FROM Player ORDER BY id") == [["1", "p1", "7"], ["2", nil, nil]])
         #expect(reader.rows("SELECT id, title FROM \"Group\"") == [["7", "g"]])
     }
 
-    @Test(arguments: [ApplyOrder.key, .input]) func laterPresentFieldsWinAndReplaceKeepsTheLastWhole(order: ApplyOrder) throws {
+    @Test(arguments: [ApplyOrder.key, .input]) func laterPresentFieldsWinAndReplaceKeepsTheLastWhole(order: ApplyOrder)
+        throws
+    {
         let json = #"[{"id":1,"name":"Ann"},{"id":1,"friend":{"id":2}},{"id":1,"name":"Anna"},{"id":2,"name":"Bo"}]"#
         let merged = try importing(people, json, order: order)
-        #expect(StoreReader(merged).rows("SELECT id, name, friend FROM Person ORDER BY id") == [["1", "Anna", "2"], ["2", "Bo", nil]])
+        #expect(
+            StoreReader(merged).rows("SELECT id, name, friend FROM Person ORDER BY id") == [
+                ["1", "Anna", "2"], ["2", "Bo", nil],
+            ])
         let replaced = try importing(people, json, order: order, mode: .replace)
-        #expect(StoreReader(replaced).rows("SELECT id, name, friend FROM Person ORDER BY id") == [["1", "Anna", nil], ["2", "Bo", nil]])
+        #expect(
+            StoreReader(replaced).rows("SELECT id, name, friend FROM Person ORDER BY id") == [
+                ["1", "Anna", nil], ["2", "Bo", nil],
+            ])
     }
 }

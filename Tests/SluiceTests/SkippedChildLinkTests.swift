@@ -23,7 +23,9 @@ import Testing
         """
     }
 
-    @Test(arguments: [ApplyOrder.key, .input]) func linksGoOnlyToStoredChildrenUnlessTheMappingSaysOtherwise(order: ApplyOrder) throws {
+    @Test(arguments: [ApplyOrder.key, .input]) func linksGoOnlyToStoredChildrenUnlessTheMappingSaysOtherwise(
+        order: ApplyOrder
+    ) throws {
         var options = ImportOptions()
         options.order = order
         let seed = "entities: {K: {records: $, key: id, attributes: {id: integer, name: string}}}"

@@ -3,8 +3,10 @@ import Sluice
 import SluiceTestSupport
 import Testing
 
-let entityOf = ["Posts": "Post", "Users": "User", "Comments": "Comment", "Votes": "Vote", "Badges": "Badge",
-                "Tags": "Tag", "PostLinks": "PostLink", "PostHistory": "PostHistory"]
+let entityOf = [
+    "Posts": "Post", "Users": "User", "Comments": "Comment", "Votes": "Vote", "Badges": "Badge",
+    "Tags": "Tag", "PostLinks": "PostLink", "PostHistory": "PostHistory",
+]
 
 @Suite(.serialized) struct StackExchangeTests {
     @Test func importsEveryRowThenNothingChangesThenOneUpdate() throws {
@@ -13,7 +15,8 @@ let entityOf = ["Posts": "Post", "Users": "User", "Comments": "Comment", "Votes"
         let first = try importer.runBlocking(inputs: stackExchangeFiles())
         let reader = StoreReader(store)
         for file in stackExchange {
-            let rows = countOccurrences(of: "<row ", inFile: "\(TestPaths.corpus("stackexchange/french.meta"))/\(file).xml")
+            let rows = countOccurrences(
+                of: "<row ", inFile: "\(TestPaths.corpus("stackexchange/french.meta"))/\(file).xml")
             let entity = entityOf[file]!
             #expect(rows > 0)
             #expect(first[entity: entity]?.inserted == rows, "\(entity)")
@@ -35,8 +38,10 @@ let entityOf = ["Posts": "Post", "Users": "User", "Comments": "Comment", "Votes"
 
         // Change one attribute of one row in a copy of Tags.xml.
         let copy = TestPaths.temporaryDirectory().appendingPathComponent("Tags.xml")
-        let original = try String(contentsOfFile: TestPaths.corpus("stackexchange/french.meta/Tags.xml"), encoding: .utf8)
-        let changed = original.replacingOccurrences(of: #"TagName="bug" Count="11""#, with: #"TagName="bug" Count="12""#)
+        let original = try String(
+            contentsOfFile: TestPaths.corpus("stackexchange/french.meta/Tags.xml"), encoding: .utf8)
+        let changed = original.replacingOccurrences(
+            of: #"TagName="bug" Count="11""#, with: #"TagName="bug" Count="12""#)
         #expect(changed != original)
         try changed.write(to: copy, atomically: true, encoding: .utf8)
         let third = try importer.runBlocking(inputs: [copy.path])
@@ -53,7 +58,8 @@ let entityOf = ["Posts": "Post", "Users": "User", "Comments": "Comment", "Votes"
             options.chunkSize = chunk
             options.batch.maxRows = 500
             let store = TestPaths.temporaryDirectory().appendingPathComponent("c\(chunk).sqlite").path
-            let report = try Importer(mapping: example("stackexchange"), store: store, options: options).runBlocking(inputs: files)
+            let report = try Importer(mapping: example("stackexchange"), store: store, options: options).runBlocking(
+                inputs: files)
             #expect(report.records == 94 + 134 + 4_002)
             stores.append(store)
         }
@@ -67,7 +73,9 @@ let entityOf = ["Posts": "Post", "Users": "User", "Comments": "Comment", "Votes"
         let store = TestPaths.temporaryDirectory().appendingPathComponent("beer.sqlite").path
         let report = try Importer(mapping: example("stackexchange"), store: store)
             .runBlocking(inputs: [TestPaths.corpus("stackexchange/beer/Posts.xml")])
-        #expect(report[entity: "Post"]?.inserted == countOccurrences(of: "<row ", inFile: TestPaths.corpus("stackexchange/beer/Posts.xml")))
+        #expect(
+            report[entity: "Post"]?.inserted
+                == countOccurrences(of: "<row ", inFile: TestPaths.corpus("stackexchange/beer/Posts.xml")))
         #expect(StoreReader(store).value("SELECT count(*) FROM Post WHERE ContentLicense IS NOT NULL") == "0")
     }
 }

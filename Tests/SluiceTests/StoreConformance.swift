@@ -87,9 +87,10 @@ enum StoreConformance {
     static func outcome(
         _ run: ConformanceRun, store: String, openStore: Importer.StoreOpener? = nil
     ) throws -> Result<ImportReport, ImportError> {
-        var importer = try run.yaml.map {
-            try Importer(mapping: Mapping.parse(yaml: $0), store: store, options: run.options)
-        }
+        var importer =
+            try run.yaml.map {
+                try Importer(mapping: Mapping.parse(yaml: $0), store: store, options: run.options)
+            }
             ?? Importer(entity: "E", key: run.key, store: store, options: run.options)
         importer.openStore = openStore
         do {
@@ -108,12 +109,15 @@ enum StoreConformance {
     static func dump(sqlite path: String) throws -> [String: [[String]]] {
         let reader = StoreReader(path)
         var tables: [String: [[String]]] = [:]
-        let names = reader.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '\\_sluice\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        let names = reader.rows(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '\\_sluice\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
         for case let name? in names.map({ $0[0] }) {
             let columns = reader.rows("SELECT name, type FROM pragma_table_info('\(name)') ORDER BY cid")
             let selected = columns.map { column -> String in
                 let quoted = "\"\(column[0] ?? "")\""
-                return column[1] == "BLOB" ? "CASE WHEN \(quoted) IS NULL THEN NULL ELSE lower(hex(\(quoted))) END" : quoted
+                return column[1] == "BLOB"
+                    ? "CASE WHEN \(quoted) IS NULL THEN NULL ELSE lower(hex(\(quoted))) END" : quoted
             }
             let rows = reader.rows("SELECT \(selected.joined(separator: ", ")) FROM \"\(name)\"")
             tables[name] = normalised(rows, types: columns.map { $0[1] ?? "" }, names: columns.map { $0[0] ?? "" })
@@ -126,15 +130,18 @@ enum StoreConformance {
         let reader = PostgresReader(conninfo)
         var tables: [String: [[String]]] = [:]
         let names = reader.rows(
-            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' AND relname NOT LIKE '\\_sluice\\_%'")
+            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' AND relname NOT LIKE '\\_sluice\\_%'"
+        )
         for case let name? in names.map({ $0[0] }) {
             let columns = reader.rows(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(name)' ORDER BY ordinal_position")
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(name)' ORDER BY ordinal_position"
+            )
             let selected = columns.map { column -> String in
                 let quoted = "\"\(column[0] ?? "")\""
                 switch column[1] {
                 case "bytea": return "encode(\(quoted), 'hex')"
-                case "timestamp with time zone": return "to_char(\(quoted) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
+                case "timestamp with time zone":
+                    return "to_char(\(quoted) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
                 case "boolean": return "\(quoted)::int"
                 default: return quoted
                 }

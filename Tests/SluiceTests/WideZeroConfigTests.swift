@@ -15,7 +15,9 @@ import Testing
             .runBlocking(inputs: [TestPaths.file("wide.jsonl", lines.joined(separator: "\n") + "\n")])
     }
 
-    @Test(arguments: [ApplyOrder.key, .input]) func sparseMembersPast256ColumnsLandInTheirColumns(order: ApplyOrder) throws {
+    @Test(arguments: [ApplyOrder.key, .input]) func sparseMembersPast256ColumnsLandInTheirColumns(order: ApplyOrder)
+        throws
+    {
         let store = newStore()
         // Record i has members m(i) and m(i + 64): masks that differ only past column 256 stay apart.
         let lines = (0..<600).map { #"{"id": \#($0), "m\#($0)": \#($0), "m\#($0 + 64)": "s\#($0)"}"# }
@@ -23,7 +25,8 @@ import Testing
         #expect(first[entity: "E"]?.inserted == 600)
         let reader = StoreReader(store)
         for id in [0, 200, 300, 450, 599] {
-            #expect(reader.rows("SELECT m\(id), m\(id + 64) FROM E WHERE id = \(id)") == [["\(id)", "s\(id)"]], "m\(id)")
+            #expect(
+                reader.rows("SELECT m\(id), m\(id + 64) FROM E WHERE id = \(id)") == [["\(id)", "s\(id)"]], "m\(id)")
             #expect(reader.value("SELECT count(*) FROM E WHERE m\(id) IS NOT NULL") == (id < 64 ? "1" : "2"), "m\(id)")
         }
         let again = try importing(lines, into: store, order: order)

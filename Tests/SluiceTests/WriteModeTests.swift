@@ -3,7 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @Suite struct WriteModeTests {
-    let base = "entities: {E: {records: $, key: id, attributes: {id: integer, name: string, note: {type: string, default: d}}}}"
+    let base =
+        "entities: {E: {records: $, key: id, attributes: {id: integer, name: string, note: {type: string, default: d}}}}"
 
     func withMode(_ mode: String) -> String {
         "entities: {E: {records: $, key: id, mode: \(mode), attributes: {id: integer, name: string, note: {type: string, default: d}}}}"
@@ -15,7 +16,10 @@ import Testing
         let report = try sync(withMode("insert-only"), lines(2...5) { "changed\($0)" }, store: store)
         #expect(report[entity: "E"]?.inserted == 2)
         #expect(report[entity: "E"]?.updated == 0)
-        #expect(StoreReader(store).rows("SELECT name FROM E ORDER BY id").map { $0[0] } == ["n1", "n2", "n3", "changed4", "changed5"])
+        #expect(
+            StoreReader(store).rows("SELECT name FROM E ORDER BY id").map { $0[0] } == [
+                "n1", "n2", "n3", "changed4", "changed5",
+            ])
     }
 
     @Test func updateOnlySkipsNewKeys() throws {
@@ -24,7 +28,8 @@ import Testing
         let report = try sync(withMode("update-only"), lines(2...5) { "changed\($0)" }, store: store)
         #expect(report[entity: "E"]?.updated == 2)
         #expect(report[entity: "E"]?.skipped == 2)
-        #expect(StoreReader(store).rows("SELECT name FROM E ORDER BY id").map { $0[0] } == ["n1", "changed2", "changed3"])
+        #expect(
+            StoreReader(store).rows("SELECT name FROM E ORDER BY id").map { $0[0] } == ["n1", "changed2", "changed3"])
     }
 
     @Test func replaceResetsAbsentFieldsToTheirDefault() throws {
@@ -48,7 +53,8 @@ import Testing
 
     @Test func overwriteListsWhatAnUpdateMayChange() throws {
         let store = newStore()
-        let yaml = "entities: {E: {records: $, key: id, overwrite: [name], attributes: {id: integer, name: string, note: string}}}"
+        let yaml =
+            "entities: {E: {records: $, key: id, overwrite: [name], attributes: {id: integer, name: string, note: string}}}"
         try sync(yaml, "{\"id\": 1, \"name\": \"a\", \"note\": \"first\"}", store: store)
         var report = try sync(yaml, "{\"id\": 1, \"name\": \"b\", \"note\": \"second\"}", store: store)
         #expect(report[entity: "E"]?.updated == 1)

@@ -63,14 +63,15 @@ enum Fixtures {
         return url
     }()
 
-    static let mapping = try! Mapping.parse(yaml: """
-        entities:
-          Event:
-            records: $
-            key: id
-            attributes: {id: integer, type: string, created_at: date, public: boolean, score: integer,
-                         ratio: double, repo: string, lang: string, title: string, body: string}
-        """)
+    static let mapping = try! Mapping.parse(
+        yaml: """
+            entities:
+              Event:
+                records: $
+                key: id
+                attributes: {id: integer, type: string, created_at: date, public: boolean, score: integer,
+                             ratio: double, repo: string, lang: string, title: string, body: string}
+            """)
 
     /// The JSON Lines fixture assembled into batch groups once; benchmarks
     /// run one at a time, so the stages (classes) are not shared.
@@ -80,14 +81,15 @@ enum Fixtures {
         return stages
     }()
 
-    static let xmlMapping = try! Mapping.parse(yaml: """
-        entities:
-          Event:
-            records: /events/event
-            key: id
-            attributes: {id: integer, type: string, created_at: date, public: boolean, score: integer,
-                         ratio: double, repo: string, lang: string, title: string, body: string}
-        """)
+    static let xmlMapping = try! Mapping.parse(
+        yaml: """
+            entities:
+              Event:
+                records: /events/event
+                key: id
+                attributes: {id: integer, type: string, created_at: date, public: boolean, score: integer,
+                             ratio: double, repo: string, lang: string, title: string, body: string}
+            """)
 
     /// Shuffled keys: a multiplicative permutation of 0..<recordCount.
     static func key(_ index: Int) -> Int { (index * 7_919 + 13) % recordCount }
@@ -95,7 +97,9 @@ enum Fixtures {
     static let jsonLines: String = {
         var text = ""
         for index in 0..<recordCount {
-            text += #"{"id": \#(key(index)), "type": "PushEvent", "created_at": "2024-05-01T12:34:\#(index % 60 < 10 ? "0" : "")\#(index % 60)Z", "public": \#(index % 3 == 0), "score": \#(index % 1000), "ratio": \#(Double(index) / 7), "repo": "owner/repo-\#(index % 500)", "lang": \#(index % 5 == 0 ? "null" : "\"swift\""), "title": "commit fix merge update \#(index)", "body": "the body of record \#(index) with some words in it"}"# + "\n"
+            text +=
+                #"{"id": \#(key(index)), "type": "PushEvent", "created_at": "2024-05-01T12:34:\#(index % 60 < 10 ? "0" : "")\#(index % 60)Z", "public": \#(index % 3 == 0), "score": \#(index % 1000), "ratio": \#(Double(index) / 7), "repo": "owner/repo-\#(index % 500)", "lang": \#(index % 5 == 0 ? "null" : "\"swift\""), "title": "commit fix merge update \#(index)", "body": "the body of record \#(index) with some words in it"}"#
+                + "\n"
         }
         let path = directory.appendingPathComponent("events.jsonl").path
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
@@ -105,7 +109,9 @@ enum Fixtures {
     static let xml: String = {
         var text = "<events>\n"
         for index in 0..<recordCount {
-            text += #"<event id="\#(key(index))" type="PushEvent" created_at="2024-05-01T12:34:56Z" public="\#(index % 3 == 0)" score="\#(index % 1000)" ratio="\#(Double(index) / 7)" repo="owner/repo-\#(index % 500)" lang="swift" title="commit fix merge update \#(index)"><body>the body of record \#(index) with some words in it</body></event>"# + "\n"
+            text +=
+                #"<event id="\#(key(index))" type="PushEvent" created_at="2024-05-01T12:34:56Z" public="\#(index % 3 == 0)" score="\#(index % 1000)" ratio="\#(Double(index) / 7)" repo="owner/repo-\#(index % 500)" lang="swift" title="commit fix merge update \#(index)"><body>the body of record \#(index) with some words in it</body></event>"#
+                + "\n"
         }
         text += "</events>\n"
         let path = directory.appendingPathComponent("events.xml").path

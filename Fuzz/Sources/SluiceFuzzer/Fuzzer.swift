@@ -8,13 +8,14 @@ enum Fuzzer {
     static func main() {
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzz))
+        exit(llvmFuzzerRunDriver(&argc, &argv, fuzz))
     }
 }
 
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+func llvmFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 ) -> CInt
 
@@ -58,18 +59,19 @@ private func finding(_ message: String) -> Never {
 
 private let mapping: Mapping = {
     do {
-        return try Mapping.parse(yaml: """
-            entities:
-              Event:
-                records: $
-                key: id
-                attributes: {id: integer, type: string, at: date, n: double, ok: boolean, text: string}
-                relationships:
-                  actor: {entity: Actor, source: actor}
-                  tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
-              Actor: {key: id, attributes: {id: integer, login: string}}
-              Tag: {key: name, attributes: {name: string}}
-            """)
+        return try Mapping.parse(
+            yaml: """
+                entities:
+                  Event:
+                    records: $
+                    key: id
+                    attributes: {id: integer, type: string, at: date, n: double, ok: boolean, text: string}
+                    relationships:
+                      actor: {entity: Actor, source: actor}
+                      tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
+                  Actor: {key: id, attributes: {id: integer, login: string}}
+                  Tag: {key: name, attributes: {name: string}}
+                """)
     } catch {
         finding("the fuzzer's mapping: \(error)")
     }

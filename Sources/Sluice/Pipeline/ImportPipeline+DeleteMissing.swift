@@ -21,7 +21,8 @@ extension ImportPipeline {
                 // Its seen keys went with its last sweep: sweeping now would find none.
                 warnings.append(
                     "delete-missing: run \(resumed.id), which this run resumes, had already deleted the rows of "
-                        + "\(deleting.map { compiled.mappers[$0].schema.name }.joined(separator: ", ")) that the dump no longer has; this run deleted none")
+                        + "\(deleting.map { compiled.mappers[$0].schema.name }.joined(separator: ", ")) that the dump no longer has; this run deleted none"
+                )
             }
             var swept: [Int] = []
             for entity in deleting where resumedRun?.swept != true {
@@ -29,7 +30,9 @@ extension ImportPipeline {
                 // Keys the store received, in this run or in the interrupted
                 // run it resumes (filtered-out records do not count).
                 if try !store.hasSeenKeys(schema) && !options.allowEmptyDelete {
-                    warnings.append("delete-missing left \(schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)")
+                    warnings.append(
+                        "delete-missing left \(schema.name) alone: the run saw none of its records (allow it with --allow-empty-delete)"
+                    )
                     continue
                 }
                 swept.append(entity)
@@ -68,7 +71,9 @@ extension ImportPipeline {
             storeSide.reportProgress(.deleting, table: schema.name)
             let rows = try store.missingRows(schema)
             if !limit.allows(deleting: rows.missing, of: rows.stored) {
-                beyond.append("\(schema.name) would lose \(rows.missing) of its \(rows.stored) stored rows (\(Self.percentage(rows.missing, of: rows.stored)))")
+                beyond.append(
+                    "\(schema.name) would lose \(rows.missing) of its \(rows.stored) stored rows (\(Self.percentage(rows.missing, of: rows.stored)))"
+                )
             }
         }
         guard !beyond.isEmpty else { return nil }

@@ -50,7 +50,8 @@ extension ImportPipeline {
             report.dangling[name] = count
             warnings.append("\(name): \(count) links to records that are not in the store")
             if relationship.policy == .error {
-                let message = "\(name): \(count) links to records that are not in the store (the relationship says missing: error)"
+                let message =
+                    "\(name): \(count) links to records that are not in the store (the relationship says missing: error)"
                 if options.dryRun {
                     wouldFail = wouldFail ?? message
                     continue
@@ -65,7 +66,10 @@ extension ImportPipeline {
         report.wouldFail = wouldFail
         do {
             runRecorded = true
-            if !options.dryRun { try store.finishRun(runID, status: "completed", records: report.records, counts: report.json, error: nil) }
+            if !options.dryRun {
+                try store.finishRun(
+                    runID, status: "completed", records: report.records, counts: report.json, error: nil)
+            }
         } catch {
             throw .store(error)
         }
@@ -84,10 +88,13 @@ extension ImportPipeline {
         report.tables = zip(names, counts).map { name, counts in
             TableReport(
                 name: name, kind: .entity, inserted: counts.inserted + (side.stubs[name] ?? 0), updated: counts.updated,
-                unchanged: counts.unchanged, deleted: counts.deleted + (side.childrenDeleted[name] ?? 0), stubs: side.stubs[name] ?? 0)
+                unchanged: counts.unchanged, deleted: counts.deleted + (side.childrenDeleted[name] ?? 0),
+                stubs: side.stubs[name] ?? 0)
         }
         report.tables += compiled.links.map { link in
-            TableReport(name: link.name, kind: .link, inserted: side.linksAdded[link.name] ?? 0, deleted: side.linksRemoved[link.name] ?? 0)
+            TableReport(
+                name: link.name, kind: .link, inserted: side.linksAdded[link.name] ?? 0,
+                deleted: side.linksRemoved[link.name] ?? 0)
         }
         return report
     }
@@ -100,7 +107,8 @@ extension ImportPipeline {
         let (batcher, counts) = (parseSide.batcher, storeSide.counts)
         return compiled.mappers.enumerated().compactMap { entity, mapper in
             guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
-            let written = counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
+            let written =
+                counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
             let repeated = batcher.recordRows[entity] - written
             guard repeated > 0 else { return nil }
             let outcome: String
@@ -108,9 +116,12 @@ extension ImportPipeline {
             case (.replace, false): outcome = "the last record of each key was written whole (replace)"
             case (.replace, true): outcome = "the last action on each key won (a record replaces, a deletion deletes)"
             case (_, false): outcome = "each was combined with it (present fields win, the last occurrence last)"
-            case (_, true): outcome = "each was combined with it (present fields win, the last occurrence last), and a deletion dropped what came before it"
+            case (_, true):
+                outcome =
+                    "each was combined with it (present fields win, the last occurrence last), and a deletion dropped what came before it"
             }
-            return "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; \(outcome)"
+            return
+                "\(mapper.schema.name): \(repeated) records repeated a key an earlier record of this run had; \(outcome)"
         }
     }
 
@@ -122,7 +133,8 @@ extension ImportPipeline {
         runRecorded = true
         let status: String
         if case .cancelled = failure { status = "cancelled" } else { status = "failed" }
-        _ = try? store.finishRun(runID, status: status, records: makeReport().records, counts: makeReport().json, error: "\(failure)")
+        _ = try? store.finishRun(
+            runID, status: status, records: makeReport().records, counts: makeReport().json, error: "\(failure)")
     }
 
     /// Stops: pending groups are dropped, the batch being applied rolls back.

@@ -9,7 +9,9 @@ extension ImportPipeline {
     /// such run (it died before recording itself, so it committed nothing:
     /// the resume reads from the start). A completed run resumes to itself:
     /// every input's checkpoint is at its end and its sweeps are done.
-    static func interruptedRun(_ store: any ImportStore, inputs: [String], _ options: RunOptions) throws(ImportError) -> RunRecord? {
+    static func interruptedRun(_ store: any ImportStore, inputs: [String], _ options: RunOptions) throws(ImportError)
+        -> RunRecord?
+    {
         let last: RunRecord?
         do { last = try store.lastRun(inputs: inputs) } catch { throw .store(error) }
         guard let run = last else { return nil }
@@ -41,14 +43,18 @@ extension ImportPipeline {
             guard let saved else { continue }
             guard let identity else {
                 guard let prefix = saved.identity, prefix.isStreamPrefix else {
-                    throw .usage("cannot resume: the interrupted run did not read \(name) as a stream; run the import without --resume")
+                    throw .usage(
+                        "cannot resume: the interrupted run did not read \(name) as a stream; run the import without --resume"
+                    )
                 }
                 streams[name] = prefix
                 points[name] = saved.records
                 continue
             }
             guard saved.identity == identity else {
-                throw .usage("cannot resume: \(name) changed since the interrupted run (then \(saved.identity.map { "\($0)" } ?? "unknown"), now \(identity)); run the import without --resume")
+                throw .usage(
+                    "cannot resume: \(name) changed since the interrupted run (then \(saved.identity.map { "\($0)" } ?? "unknown"), now \(identity)); run the import without --resume"
+                )
             }
             points[name] = saved.records
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs one import: parses inputs on the calling thread (``ParseSide``) and
@@ -39,7 +39,9 @@ final class ImportPipeline {
         self.compiled = compiled
         self.options = options
         if options.dryRun && options.resume {
-            throw .usage("--dry-run cannot be combined with --resume: a dry run commits nothing, and reads every input from its beginning")
+            throw .usage(
+                "--dry-run cannot be combined with --resume: a dry run commits nothing, and reads every input from its beginning"
+            )
         }
         let store: any ImportStore
         var resumePoints: [String: Int] = [:]
@@ -69,7 +71,8 @@ final class ImportPipeline {
             try store.startTrackingSeenKeys(compiled.mappers.map(\.schema), resuming: options.resume)
             // Last, so that a run refused above leaves no ledger row: its
             // durable commit makes the two above durable too.
-            runID = options.dryRun
+            runID =
+                options.dryRun
                 ? 0
                 : try store.beginRun(
                     inputs: inputs.map(\.name), options: runOptions.json, resumeCommand: options.resumeCommand)
@@ -77,15 +80,18 @@ final class ImportPipeline {
             throw .store(error)
         }
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-        let sorter = options.order == .key
+        let sorter =
+            options.order == .key
             ? KeyOrderSorter(
                 directory: options.sort.directory ?? target.sortDirectory, options: options.sort) : nil
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
-            compiled: compiled, options: options, exchange: exchange, identities: identities, resumePoints: resumePoints,
+            compiled: compiled, options: options, exchange: exchange, identities: identities,
+            resumePoints: resumePoints,
             resumedStreams: resumedStreams)
         storeSide = StoreSide(
-            store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter, startTime: startTime,
+            store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
+            startTime: startTime,
             expectedBytes: expectedBytes, progress: progress)
         let cancelled = exchange.cancelled
         store.shouldAbort = { cancelled.isSet }

@@ -12,7 +12,9 @@ extension ParseSide {
         if let expected = streamToVerify, inputBytes + Int64(bytes.count) >= expected.size {
             let head = UnsafeRawBufferPointer(rebasing: bytes[..<Int(expected.size - inputBytes)])
             guard InputIdentity.checksum(streamChecksum, extendedWith: head) == expected.headChecksum else {
-                throw .usage("cannot resume: \(input?.name ?? "-") differs from the stream of the interrupted run (\(expected)); run the import without --resume")
+                throw .usage(
+                    "cannot resume: \(input?.name ?? "-") differs from the stream of the interrupted run (\(expected)); run the import without --resume"
+                )
             }
             streamToVerify = nil
         }

@@ -67,7 +67,9 @@ final class ParseSide: RecordSink {
     func beginInput(name: String, format: InputFormat, compressed: Bool) throws(ImportError) {
         let documentKind: DocumentKind = format == .xml ? .xml : .json
         guard documentKind == compiled.documentKind else {
-            throw .usage("\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)")
+            throw .usage(
+                "\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)"
+            )
         }
         let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits)
         assembler.skipThrough = resumePoints[name] ?? 0
@@ -108,12 +110,15 @@ final class ParseSide: RecordSink {
             throw translate(error)
         }
         if let expected = streamToVerify {
-            throw .usage("cannot resume: \(input.name) ended after \(inputBytes) bytes, before the \(expected.size) bytes the interrupted run had read; run the import without --resume")
+            throw .usage(
+                "cannot resume: \(input.name) ended after \(inputBytes) bytes, before the \(expected.size) bytes the interrupted run had read; run the import without --resume"
+            )
         }
         guard cutGroup() else { throw exchange.storeFailure }
         if input.assembler.recordCount == 0 && resumePoints[input.name] == nil {
             let paths = compiled.routes.map { "\($0.path)" }
-            inputWarnings.append("\(input.name): no record matched the mapping (record paths: \(paths.joined(separator: ", ")))")
+            inputWarnings.append(
+                "\(input.name): no record matched the mapping (record paths: \(paths.joined(separator: ", ")))")
         }
         recordsBefore += input.assembler.recordCount
         rawBefore += rawCurrent
@@ -140,7 +145,9 @@ final class ParseSide: RecordSink {
         guard let input, !batcher.isEmpty, streamToVerify == nil else { return true }
         let records = input.assembler.recordCount
         let group = batcher.cut(
-            checkpoint: Checkpoint(input: input.name, records: records, bytes: inputBytes, identity: fileIdentity(input.name) ?? streamIdentity),
+            checkpoint: Checkpoint(
+                input: input.name, records: records, bytes: inputBytes,
+                identity: fileIdentity(input.name) ?? streamIdentity),
             rawBytes: rawBefore + rawCurrent, records: recordsBefore + records)
         return exchange.groups.push(group)
     }
@@ -162,7 +169,8 @@ final class ParseSide: RecordSink {
         if let assembler = input?.assembler {
             let rejected: Bool
             if case .rejected = error.reason { rejected = true } else { rejected = false }
-            error.location.record = assembler.isInRecord || rejected ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+            error.location.record =
+                assembler.isInRecord || rejected ? max(assembler.recordCount, 1) : assembler.recordCount + 1
         }
         return .parse(error)
     }

@@ -19,11 +19,14 @@ struct RunOptions: Equatable {
 
     init(fingerprint: String, options: ImportOptions) {
         members = [
-            Member(name: "mapping", value: Self.quoted(fingerprint), setting: "the mapping (--mapping, or --entity and --key)"),
+            Member(
+                name: "mapping", value: Self.quoted(fingerprint),
+                setting: "the mapping (--mapping, or --entity and --key)"),
             Member(name: "mode", value: Self.quoted(options.store.mode.rawValue), setting: "--mode"),
             Member(name: "delete-missing", value: "\(options.store.deleteMissing)", setting: "--delete-missing"),
             Member(name: "allow-empty-delete", value: "\(options.allowEmptyDelete)", setting: "--allow-empty-delete"),
-            Member(name: "format", value: options.format.map { Self.quoted($0.rawValue) } ?? "null", setting: "--format"),
+            Member(
+                name: "format", value: options.format.map { Self.quoted($0.rawValue) } ?? "null", setting: "--format"),
         ]
     }
 

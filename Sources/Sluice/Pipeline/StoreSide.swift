@@ -111,7 +111,8 @@ final class StoreSide {
         let deleteMissing = compiled.mappers.contains { $0.schema.deleteMissing }
         earlyCounts = EarlyReferenceCounts(
             store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
-        let feed = MergedBatchFeed(sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
+        let feed = MergedBatchFeed(
+            sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
         defer { feed.stop() }
         // An empty link table gets its target index after the load.
         var bulkLink: LinkSchema?
@@ -123,7 +124,9 @@ final class StoreSide {
             if exchange.cancelled.isSet { return }
             switch item {
             case .batch(let batch, let startsTable):
-                if startsTable, let link = batch.link, try storing({ () throws(StoreError) in try store.beginBulkLinks(link) }) {
+                if startsTable, let link = batch.link,
+                    try storing({ () throws(StoreError) in try store.beginBulkLinks(link) })
+                {
                     bulkLink = link
                 }
                 table = batch.link?.name ?? batch.schema.name
@@ -154,15 +157,18 @@ final class StoreSide {
         let left: Double?
         switch phase {
         case .reading:
-            left = ProgressEstimate.reading(seconds: seconds, bytesRead: bytesQueued, bytesTotal: expectedBytes, keyOrder: sorter != nil)
+            left = ProgressEstimate.reading(
+                seconds: seconds, bytesRead: bytesQueued, bytesTotal: expectedBytes, keyOrder: sorter != nil)
         case .applying:
-            left = ProgressEstimate.applying(elapsed: ImportPipeline.now() - applyStart, applied: rowsApplied, total: rowsToApply)
+            left = ProgressEstimate.applying(
+                elapsed: ImportPipeline.now() - applyStart, applied: rowsApplied, total: rowsToApply)
         case .done: left = 0
         case .deleting, .checking: left = nil
         }
-        progress(ImportProgress(
-            phase: phase, table: table, records: recordsQueued, bytesRead: bytesQueued, bytesTotal: expectedBytes,
-            rowsApplied: rowsApplied, rowsTotal: rowsToApply, seconds: seconds, secondsLeft: left,
-            entities: Dictionary(zip(entityNames, counts), uniquingKeysWith: { first, _ in first })))
+        progress(
+            ImportProgress(
+                phase: phase, table: table, records: recordsQueued, bytesRead: bytesQueued, bytesTotal: expectedBytes,
+                rowsApplied: rowsApplied, rowsTotal: rowsToApply, seconds: seconds, secondsLeft: left,
+                entities: Dictionary(zip(entityNames, counts), uniquingKeysWith: { first, _ in first })))
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Machinery) import SluiceRecords
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Row arenas handed back by the thread that consumed their batches, for
 /// the thread that fills the next ones: a filled arena keeps its capacity,

@@ -28,7 +28,7 @@ package final class KeyOrderSorter {
         /// combined into it rather than the last kept (`replace` mode).
         let onePerKey: Bool
         let combining: Bool
-    @exclusivity(unchecked) var held: RowArena
+        @exclusivity(unchecked) var held: RowArena
         var file: RunFile?
         /// The most bytes one row of the table has held (``RowArena/byteSize``).
         var largestRow = 0
@@ -158,9 +158,14 @@ package final class KeyOrderSorter {
             if table.held.rowCount > 0 {
                 let codec = try runCodec()
                 let file: RunFile
-                if let existing = table.file { file = existing } else { file = try RunFile(directory: directory, codec: codec) }
+                if let existing = table.file {
+                    file = existing
+                } else {
+                    file = try RunFile(directory: directory, codec: codec)
+                }
                 table.file = file
-                let rows = Self.sortedRows(&table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining)
+                let rows = Self.sortedRows(
+                    &table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining)
                 for row in rows {
                     try file.append(row: row, of: table.held, ordinal: table.held.ordinals[row])
                 }
@@ -208,7 +213,9 @@ package final class KeyOrderSorter {
     private func runCodec() throws(SpillError) -> RunCodec {
         if let codec { return codec }
         guard let made = RunCodec() else {
-            throw SpillError(path: directory, action: "starting the run compression", message: "zstd could not allocate its contexts")
+            throw SpillError(
+                path: directory, action: "starting the run compression", message: "zstd could not allocate its contexts"
+            )
         }
         codec = made
         return made

@@ -57,11 +57,15 @@ enum RowCoding {
             case 3:
                 guard position + 8 <= body.count else { return false }
                 var bits: UInt64 = 0
-                withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8])) }
+                withUnsafeMutableBytes(of: &bits) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8]))
+                }
                 rows.set(column, .real(Double(bitPattern: UInt64(littleEndian: bits))))
                 position += 8
             case 4, 5:
-                guard let length = readVarint(body, &position), position + Int(length) <= body.count else { return false }
+                guard let length = readVarint(body, &position), position + Int(length) <= body.count else {
+                    return false
+                }
                 let bytes = UnsafeRawBufferPointer(rebasing: body[position..<position + Int(length)])
                 rows.set(column, tag == 4 ? rows.text(bytes) : rows.blob(bytes))
                 position += Int(length)
@@ -96,7 +100,8 @@ enum RowCoding {
     }
 
     private static func varintSize(_ value: UInt64) -> Int {
-        var value = value, size = 1
+        var value = value
+        var size = 1
         while value >= 0x80 {
             value >>= 7
             size += 1

@@ -56,7 +56,9 @@ final class RunCodec {
     /// fit, not doubled: a merge holds one block per run); returns the zstd
     /// error text (or a size mismatch) on failure. O(rawCount).
     func decompress(_ frame: UnsafeRawBufferPointer, rawCount: Int, into block: inout [UInt8]) -> String? {
-        if block.count < rawCount { block = [UInt8](repeating: 0, count: max(rawCount, Self.blockBytes + Self.blockBytes / 8)) }
+        if block.count < rawCount {
+            block = [UInt8](repeating: 0, count: max(rawCount, Self.blockBytes + Self.blockBytes / 8))
+        }
         let size = block.withUnsafeMutableBytes { target in
             ZSTD_decompressDCtx(decompressor, target.baseAddress, rawCount, frame.baseAddress, frame.count)
         }

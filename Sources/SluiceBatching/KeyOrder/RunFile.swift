@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Machinery) import SluiceRecords
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One table's sorted runs, one after another in a temporary file, as
 /// compressed blocks of rows (``RunCodec``). The file is unlinked as soon as
@@ -145,7 +146,9 @@ final class RunReader {
         var cursor = position
         let decoded = block.withUnsafeBytes { raw -> Bool in
             let bytes = UnsafeRawBufferPointer(rebasing: raw[..<blockCount])
-            guard let length = RowCoding.readVarint(bytes, &cursor), Int(length) <= blockCount - cursor else { return false }
+            guard let length = RowCoding.readVarint(bytes, &cursor), Int(length) <= blockCount - cursor else {
+                return false
+            }
             let body = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + Int(length))])
             cursor += Int(length)
             return RowCoding.decode(body, into: &current)
@@ -162,16 +165,21 @@ final class RunReader {
         var cursor = start
         let header = buffer.withUnsafeBytes { raw -> (raw: UInt64, compressed: UInt64)? in
             let bytes = UnsafeRawBufferPointer(rebasing: raw[..<filled])
-            guard let rawCount = RowCoding.readVarint(bytes, &cursor), let compressed = RowCoding.readVarint(bytes, &cursor) else { return nil }
+            guard let rawCount = RowCoding.readVarint(bytes, &cursor),
+                let compressed = RowCoding.readVarint(bytes, &cursor)
+            else { return nil }
             return (rawCount, compressed)
         }
-        guard let header, header.raw > 0, header.raw <= 1 << 31, header.compressed <= 1 << 31 else { throw corrupt("a malformed block header") }
+        guard let header, header.raw > 0, header.raw <= 1 << 31, header.compressed <= 1 << 31 else {
+            throw corrupt("a malformed block header")
+        }
         let headerBytes = cursor - start
         guard try available(headerBytes + Int(header.compressed)) else { throw corrupt("a cut block") }
         let frameStart = start + headerBytes
         let failure = buffer.withUnsafeBytes { raw in
             codec.decompress(
-                UnsafeRawBufferPointer(rebasing: raw[frameStart..<(frameStart + Int(header.compressed))]), rawCount: Int(header.raw),
+                UnsafeRawBufferPointer(rebasing: raw[frameStart..<(frameStart + Int(header.compressed))]),
+                rawCount: Int(header.raw),
                 into: &block)
         }
         if let failure { throw corrupt(failure) }
@@ -213,6 +221,7 @@ final class RunReader {
     }
 
     private func corrupt(_ what: String) -> SpillError {
-        SpillError(path: path, action: "reading a sort run", message: "\(what) at byte \(offset - Int64(filled - start))")
+        SpillError(
+            path: path, action: "reading a sort run", message: "\(what) at byte \(offset - Int64(filled - start))")
     }
 }

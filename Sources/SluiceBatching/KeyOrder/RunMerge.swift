@@ -24,7 +24,9 @@ final class RunMerge {
 
     /// Opens `runs` of `file`, decoding rows of `columnCount` cells, with
     /// read buffers of `bufferBytes` in all, decompressing with `codec`.
-    init(file: RunFile, runs: [Int], keys: [Int], columnCount: Int, bufferBytes: Int, codec: RunCodec) throws(SpillError) {
+    init(file: RunFile, runs: [Int], keys: [Int], columnCount: Int, bufferBytes: Int, codec: RunCodec)
+        throws(SpillError)
+    {
         // Each reader holds a decompressed block plus its compressed bytes.
         let each = min(64 << 10, max(RunCodec.blockBytes / 2, bufferBytes / max(1, runs.count) - RunCodec.blockBytes))
         readers = runs.map { file.reader($0, columnCount: columnCount, bufferBytes: each, codec: codec) }
@@ -90,7 +92,8 @@ final class RunMerge {
     private func siftDown(_ start: Int) {
         var parent = start
         while true {
-            let left = 2 * parent + 1, right = left + 1
+            let left = 2 * parent + 1
+            let right = left + 1
             var smallest = parent
             if left < heap.count && less(heap[left], heap[smallest]) { smallest = left }
             if right < heap.count && less(heap[right], heap[smallest]) { smallest = right }

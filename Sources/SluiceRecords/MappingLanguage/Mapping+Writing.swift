@@ -108,10 +108,14 @@ enum MappingWriter {
             case .key: value = relationship.key.map(quote)
             case .entityBy: value = relationship.entityBy.map(quote)
             case .entities:
-                value = relationship.entities.isEmpty ? nil
+                value =
+                    relationship.entities.isEmpty
+                    ? nil
                     : flowMapping(relationship.entities.map { (quote($0.value), quote($0.entity)) })
             case .attributes:
-                value = relationship.attributes.isEmpty ? nil
+                value =
+                    relationship.attributes.isEmpty
+                    ? nil
                     : flowMapping(relationship.attributes.map { (quote($0.name), spec(of: $0)) })
             }
             if let value { settings.append("\(setting.rawValue): \(value)") }
@@ -121,15 +125,16 @@ enum MappingWriter {
 
     /// Conditions as a flow mapping from each path to its test.
     static func conditions(_ conditions: [FilterCondition]) -> String {
-        flowMapping(conditions.map { condition in
-            let test: String
-            switch condition.test {
-            case .oneOf(let texts): test = "\(ConditionTest.in.rawValue): \(list(texts))"
-            case .noneOf(let texts): test = "\(ConditionTest.notIn.rawValue): \(list(texts))"
-            case .exists(let flag): test = "\(ConditionTest.exists.rawValue): \(flag)"
-            }
-            return (quote(condition.path), "{\(test)}")
-        })
+        flowMapping(
+            conditions.map { condition in
+                let test: String
+                switch condition.test {
+                case .oneOf(let texts): test = "\(ConditionTest.in.rawValue): \(list(texts))"
+                case .noneOf(let texts): test = "\(ConditionTest.notIn.rawValue): \(list(texts))"
+                case .exists(let flag): test = "\(ConditionTest.exists.rawValue): \(flag)"
+                }
+                return (quote(condition.path), "{\(test)}")
+            })
     }
 
     /// One text alone, or a flow list of any other number.

@@ -24,7 +24,9 @@ extension Mapping {
         let mapping = reader.read(text)
         let problems = reader.problems + CompiledMapping.check(mapping)
         if !problems.isEmpty {
-            let ordered = problems.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+            let ordered = problems.enumerated().sorted {
+                ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
+            }
             throw MappingError(file: file, problems: ordered.map(\.element))
         }
         return mapping
@@ -118,7 +120,9 @@ private struct MappingReader {
                     problem(value, "\(context) maps names to \(RelationshipSetting.braced)")
                     continue
                 }
-                for (relationName, spec) in list { entity.relationships.append(relationship(entity: name, relationName, spec)) }
+                for (relationName, spec) in list {
+                    entity.relationships.append(relationship(entity: name, relationName, spec))
+                }
             case .attributes:
                 guard let attributes = value.mapping else {
                     problem(value, "\(context) maps attribute names to types or settings")
@@ -129,7 +133,9 @@ private struct MappingReader {
                 }
             }
         }
-        if !keyGiven { problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)") }
+        if !keyGiven {
+            problem(nameNode, "entity `\(name)` has no `key` (use `key: []` to insert every record as a new row)")
+        }
         if entity.attributes.isEmpty { problem(nameNode, "entity `\(name)` has no `attributes`") }
         return entity
     }
@@ -216,17 +222,23 @@ private struct MappingReader {
                     problem(value, "\(settingContext) maps item values to entities, e.g. {node: Node, way: Way}")
                     continue
                 }
-                relationship.entities = pairs.map { TargetChoice(value: $0.key.string ?? "", entity: $0.value.string ?? "") }
+                relationship.entities = pairs.map {
+                    TargetChoice(value: $0.key.string ?? "", entity: $0.value.string ?? "")
+                }
             case .attributes:
                 guard let attributes = value.mapping else {
                     problem(value, "\(settingContext) maps link column names to types or settings")
                     continue
                 }
-                relationship.attributes = attributes.map { attribute(entity: "\(entity)`, relationship `\(name)", $0.key, $0.value) }
+                relationship.attributes = attributes.map {
+                    attribute(entity: "\(entity)`, relationship `\(name)", $0.key, $0.value)
+                }
             case .keyless: relationship.keyless = word(value, settingContext) ?? relationship.keyless
             }
         }
-        if relationship.entity.isEmpty && relationship.entities.isEmpty { problem(nameNode, "\(context) names no target `entity`") }
+        if relationship.entity.isEmpty && relationship.entities.isEmpty {
+            problem(nameNode, "\(context) names no target `entity`")
+        }
         return relationship
     }
 
@@ -282,7 +294,11 @@ private struct MappingReader {
         if let list = node.sequence {
             var values: [String] = []
             for item in list {
-                if let text = item.scalar?.string { values.append(text) } else { problem(item, "\(context): expected text") }
+                if let text = item.scalar?.string {
+                    values.append(text)
+                } else {
+                    problem(item, "\(context): expected text")
+                }
             }
             return values
         }

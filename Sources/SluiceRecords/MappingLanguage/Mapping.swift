@@ -283,7 +283,8 @@ public struct RelationshipMapping: Sendable, Equatable {
 
     /// Creates a relationship.
     public init(
-        name: String, entity: String, source: String, many: Bool = false, ordered: Bool = false, rule: LinkRule = .replace,
+        name: String, entity: String, source: String, many: Bool = false, ordered: Bool = false,
+        rule: LinkRule = .replace,
         missing: MissingTargetPolicy = .dangling, line: Int? = nil
     ) {
         self.name = name

@@ -46,7 +46,9 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
         elementCounts[path, default: 0] += 1
         for attribute in attributes {
             let attributeName = attribute.name.string
-            if !(attributeNames[path]?.contains(attributeName) ?? false) { attributeNames[path, default: []].append(attributeName) }
+            if !(attributeNames[path]?.contains(attributeName) ?? false) {
+                attributeNames[path, default: []].append(attributeName)
+            }
             fields[path + "/@" + attributeName, default: FieldStatistics()]
                 .add(text: Array(attribute.value)[...], isNumber: false, isBoolean: false)
         }
@@ -96,7 +98,8 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
             statistics.present += 1
             statistics.nulls += 1
         } else {
-            let bytes: ArraySlice<UInt8> = kind == .true ? Array("true".utf8)[...] : kind == .false ? Array("false".utf8)[...] : Array(text)[...]
+            let bytes: ArraySlice<UInt8> =
+                kind == .true ? Array("true".utf8)[...] : kind == .false ? Array("false".utf8)[...] : Array(text)[...]
             statistics.add(text: bytes, isNumber: kind == .number, isBoolean: kind == .true || kind == .false)
         }
         fields[path] = statistics
@@ -114,7 +117,11 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
         if let parent = containers.last, !parent.isArray { remember(child: path, of: parent.path) }
         guard isContainer else { return }
         if containers.count <= maxDepth {
-            if isArray { fields[path, default: FieldStatistics()].arrays += 1 } else { fields[path, default: FieldStatistics()].objects += 1 }
+            if isArray {
+                fields[path, default: FieldStatistics()].arrays += 1
+            } else {
+                fields[path, default: FieldStatistics()].objects += 1
+            }
             fields[path]!.present += 1
         }
         containers.append((path, isArray, nil, []))
@@ -137,11 +144,14 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
     }
 
     private func xmlProposal() -> Mapping {
-        guard let root = elementCounts.keys.first(where: { $0.split(separator: "/").count == 1 }) else { return Mapping(entities: []) }
+        guard let root = elementCounts.keys.first(where: { $0.split(separator: "/").count == 1 }) else {
+            return Mapping(entities: [])
+        }
         var recordPaths: [String] = []
         for child in childOrder[root] ?? [] where (elementCounts[child] ?? 0) >= 2 {
             let grandchildren = childOrder[child] ?? []
-            let isGroup = (attributeNames[child] ?? []).isEmpty && !grandchildren.isEmpty
+            let isGroup =
+                (attributeNames[child] ?? []).isEmpty && !grandchildren.isEmpty
                 && grandchildren.allSatisfy { hasChildElements.contains($0) || !(attributeNames[$0] ?? []).isEmpty }
                 && grandchildren.contains { (maxPerParent[$0] ?? 0) > 1 }
             if !isGroup {
@@ -164,7 +174,10 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
             let records = elementCounts[path] ?? 0
             var attributes: [AttributeMapping] = []
             var used: Set<String> = []
-            func add(_ name: String, _ type: AttributeType, _ source: String, items: AttributeType? = nil, object: (String, String)? = nil) {
+            func add(
+                _ name: String, _ type: AttributeType, _ source: String, items: AttributeType? = nil,
+                object: (String, String)? = nil
+            ) {
                 var column = Self.columnName(name)
                 while !used.insert(column.lowercased()).inserted { column += "_" }
                 var attribute = AttributeMapping(name: column, type: type, sources: column == source ? [] : [source])
@@ -206,12 +219,15 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
                 elementCounts[target, default: 0] += elementCounts[path] ?? 0
                 maxPerParent[target] = max(maxPerParent[target] ?? 0, maxPerParent[path] ?? 0)
                 if hasChildElements.contains(path) { hasChildElements.insert(target) }
-                for attribute in attributeNames[path] ?? [] where !(attributeNames[target]?.contains(attribute) ?? false) {
+                for attribute in attributeNames[path] ?? []
+                where !(attributeNames[target]?.contains(attribute) ?? false) {
                     attributeNames[target, default: []].append(attribute)
                 }
                 for child in childOrder[path] ?? [] {
                     let mapped = target + child.dropFirst(path.count)
-                    if !(childOrder[target]?.contains(mapped) ?? false) { childOrder[target, default: []].append(mapped) }
+                    if !(childOrder[target]?.contains(mapped) ?? false) {
+                        childOrder[target, default: []].append(mapped)
+                    }
                 }
             }
             for (fieldPath, statistics) in fields {
@@ -238,14 +254,18 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
                     add(source, .json, source + "[*]", nil, ("@" + key, "@" + value))
                 } else if attributes.count == 1 && !hasChildElements.contains(child) {
                     let type = fields[child + "/@" + attributes[0]]?.guessedType ?? .string
-                    add(source, .json, source + "[*]/@" + attributes[0], [.integer, .double, .boolean].contains(type) ? type : nil, nil)
+                    add(
+                        source, .json, source + "[*]/@" + attributes[0],
+                        [.integer, .double, .boolean].contains(type) ? type : nil, nil)
                 } else {
                     add(source, .json, source + "[*]", nil, nil)
                 }
                 continue
             }
             for attribute in attributes {
-                add(source + "_" + attribute, fields[child + "/@" + attribute]?.guessedType ?? .string, source + "/@" + attribute, nil, nil)
+                add(
+                    source + "_" + attribute, fields[child + "/@" + attribute]?.guessedType ?? .string,
+                    source + "/@" + attribute, nil, nil)
             }
             if hasChildElements.contains(child) {
                 if depth < 3 { addXMLChildren(of: child, relative: source, depth: depth + 1, add: add) }
@@ -263,7 +283,8 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
             recordPath = "$[*]"
         } else {
             let arrays = (childOrder["$"] ?? []).filter { (fields[$0 + "[*]"]?.objects ?? 0) > 0 }
-            recordPath = arrays.max { (valueCounts[$0 + "[*]"] ?? 0) < (valueCounts[$1 + "[*]"] ?? 0) }.map { $0 + "[*]" } ?? "$"
+            recordPath =
+                arrays.max { (valueCounts[$0 + "[*]"] ?? 0) < (valueCounts[$1 + "[*]"] ?? 0) }.map { $0 + "[*]" } ?? "$"
         }
         let records = valueCounts[recordPath] ?? 0
         var attributes: [AttributeMapping] = []
@@ -273,14 +294,17 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
                 let key = String(child.dropFirst(path.count + 1))
                 let source = relative.isEmpty ? key : relative + "." + key
                 let statistics = fields[child] ?? FieldStatistics()
-                let smallObject = statistics.objects > 0 && statistics.arrays == 0 && (objectKeys[child]?.count ?? 0) <= 12
+                let smallObject =
+                    statistics.objects > 0 && statistics.arrays == 0 && (objectKeys[child]?.count ?? 0) <= 12
                 if smallObject && depth < 2 {
                     addMembers(of: child, relative: source, depth: depth + 1)
                     continue
                 }
                 var column = Self.columnName(source)
                 while !used.insert(column.lowercased()).inserted { column += "_" }
-                attributes.append(AttributeMapping(name: column, type: statistics.guessedType, sources: column == source ? [] : [source]))
+                attributes.append(
+                    AttributeMapping(
+                        name: column, type: statistics.guessedType, sources: column == source ? [] : [source]))
             }
         }
         addMembers(of: recordPath, relative: "", depth: 0)
@@ -298,7 +322,8 @@ package final class MappingInference: XMLEventHandler, JSONEventHandler {
         _ attributes: [AttributeMapping], records: Int, statistics: (AttributeMapping) -> FieldStatistics?
     ) -> [String] {
         let preferred = attributes.sorted { Self.keyRank($0.name) < Self.keyRank($1.name) }
-        for attribute in preferred where Self.keyRank(attribute.name) < 3 && ![.json, .double, .boolean].contains(attribute.type) {
+        for attribute in preferred
+        where Self.keyRank(attribute.name) < 3 && ![.json, .double, .boolean].contains(attribute.type) {
             if statistics(attribute)?.isUnique(records: records) == true { return [attribute.name] }
         }
         let id = attributes.first { $0.name.lowercased() == "id" }

@@ -44,18 +44,22 @@ package struct RecordPath: Sendable, Equatable, CustomStringConvertible {
                 } else if rest.hasPrefix(".") {
                     rest = rest.dropFirst()
                     let name = rest.prefix { $0 != "." && $0 != "[" }
-                    guard !name.isEmpty else { return .failure(PathProblem("JSON record path \"\(text)\" has an empty key")) }
+                    guard !name.isEmpty else {
+                        return .failure(PathProblem("JSON record path \"\(text)\" has an empty key"))
+                    }
                     components.append(.name(Array(name.utf8)))
                     rest = rest.dropFirst(name.count)
                 } else {
-                    return .failure(PathProblem(
-                        "JSON record path \"\(text)\" is not of the form $, $[*], $.key, $.key[*]"))
+                    return .failure(
+                        PathProblem(
+                            "JSON record path \"\(text)\" is not of the form $, $[*], $.key, $.key[*]"))
                 }
             }
             return .success(RecordPath(kind: .json, components: components, description: text))
         }
-        return .failure(PathProblem(
-            "record path \"\(text)\" must start with / (XML elements) or $ (JSON)"))
+        return .failure(
+            PathProblem(
+                "record path \"\(text)\" must start with / (XML elements) or $ (JSON)"))
     }
 }
 
@@ -126,7 +130,8 @@ package struct FieldPath: Sendable, Equatable, CustomStringConvertible {
                     rest = rest.dropFirst(3)
                     if rest.hasPrefix(".") { rest = rest.dropFirst() }
                 } else if rest.hasPrefix("[") {
-                    guard let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                    guard let close = rest.firstIndex(of: "]"),
+                        let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
                         index >= 0
                     else { return .failure(PathProblem("JSON source \"\(text)\" has a malformed [index]")) }
                     steps.append(.index(index))
@@ -134,7 +139,9 @@ package struct FieldPath: Sendable, Equatable, CustomStringConvertible {
                     if rest.hasPrefix(".") { rest = rest.dropFirst() }
                 } else {
                     let name = rest.prefix { $0 != "." && $0 != "[" }
-                    guard !name.isEmpty else { return .failure(PathProblem("JSON source \"\(text)\" has an empty key")) }
+                    guard !name.isEmpty else {
+                        return .failure(PathProblem("JSON source \"\(text)\" has an empty key"))
+                    }
                     steps.append(.child(Array(name.utf8)))
                     rest = rest.dropFirst(name.count)
                     if rest.hasPrefix(".") {

@@ -127,7 +127,8 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         if own != 0 {
             for index in 0..<routes.count where own & (1 << UInt64(index)) != 0 {
                 let components = routes[index].path.components
-                if components.count >= depth, case .name(let wanted) = components[depth - 1], wanted.elementsEqual(name) {
+                if components.count >= depth, case .name(let wanted) = components[depth - 1], wanted.elementsEqual(name)
+                {
                     mask |= 1 << UInt64(index)
                 }
             }
@@ -244,10 +245,12 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
             throw LimitError(limit: "max-record-bytes", value: limits.maxRecordBytes, what: "record \(recordCount)")
         }
         if tree.nodes.count > limits.maxFields {
-            throw LimitError(limit: "max-fields", value: limits.maxFields, what: "the number of fields of record \(recordCount)")
+            throw LimitError(
+                limit: "max-fields", value: limits.maxFields, what: "the number of fields of record \(recordCount)")
         }
         if tree.lastValueLength > limits.maxFieldBytes {
-            throw LimitError(limit: "max-field-bytes", value: limits.maxFieldBytes, what: "a value of record \(recordCount)")
+            throw LimitError(
+                limit: "max-field-bytes", value: limits.maxFieldBytes, what: "a value of record \(recordCount)")
         }
     }
 }

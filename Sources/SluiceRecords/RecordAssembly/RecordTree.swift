@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SluiceParsers
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The subtree of the record being read, stored flat: nodes in one array,
 /// names and values in one byte buffer. Both are reused from record to record,
@@ -97,9 +98,10 @@ package struct RecordTree: Sendable {
         }
         lastValueLength = Int(valueSpan.1)
         let index = Int32(nodes.count)
-        nodes.append(Node(
-            kind: kind, nameStart: nameSpan.0, nameLength: nameSpan.1, valueStart: valueSpan.0,
-            valueLength: valueSpan.1, parent: current))
+        nodes.append(
+            Node(
+                kind: kind, nameStart: nameSpan.0, nameLength: nameSpan.1, valueStart: valueSpan.0,
+                valueLength: valueSpan.1, parent: current))
         if current >= 0 {
             let parent = Int(current)
             if nodes[parent].lastChild >= 0 {
@@ -179,7 +181,9 @@ package struct RecordTree: Sendable {
     package func withValueBytes<R>(_ node: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let entry = nodes[Int(node)]
         return try bytes.withUnsafeBytes { all in
-            try body(UnsafeRawBufferPointer(rebasing: all[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]))
+            try body(
+                UnsafeRawBufferPointer(rebasing: all[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)])
+            )
         }
     }
 
@@ -194,7 +198,9 @@ package struct RecordTree: Sendable {
     }
 
     /// The children of `node` in order.
-    package func children(_ node: Int32) -> ChildSequence { ChildSequence(tree: self, first: nodes[Int(node)].firstChild) }
+    package func children(_ node: Int32) -> ChildSequence {
+        ChildSequence(tree: self, first: nodes[Int(node)].firstChild)
+    }
 
     /// The node `path` leads to from the root, or `nil` when the source has
     /// no such field. O(children visited).
@@ -215,8 +221,11 @@ package struct RecordTree: Sendable {
     /// order, without collecting them; returns false (calling nothing) when
     /// the field before `[*]` is absent. O(children of the gathered field).
     @discardableResult
-    package func forEachGathered<E: Error>(_ path: FieldPath, from root: Int32 = 0, _ body: (Int32) throws(E) -> Void) throws(E) -> Bool {
-        guard !nodes.isEmpty, let split = path.steps.firstIndex(where: { if case .each = $0 { return true } else { return false } }),
+    package func forEachGathered<E: Error>(_ path: FieldPath, from root: Int32 = 0, _ body: (Int32) throws(E) -> Void)
+        throws(E) -> Bool
+    {
+        guard !nodes.isEmpty,
+            let split = path.steps.firstIndex(where: { if case .each = $0 { return true } else { return false } }),
             case .each(let name) = path.steps[split], let parent = resolve(path.steps[..<split], from: root)
         else { return false }
         let rest = path.steps[(split + 1)...]
@@ -272,7 +281,8 @@ package struct RecordTree: Sendable {
                         let entry = nodes[Int(child)]
                         if (entry.kind == .attribute) == attribute && Int(entry.nameLength) == wanted.count
                             && (wanted.isEmpty
-                                || memcmp(bytes.baseAddress! + Int(entry.nameStart), wanted.baseAddress!, wanted.count) == 0)
+                                || memcmp(bytes.baseAddress! + Int(entry.nameStart), wanted.baseAddress!, wanted.count)
+                                    == 0)
                         {
                             return child
                         }

@@ -10,7 +10,9 @@ extension CompiledMapping {
     }
 
     /// What is wrong with how `relationship` addresses the key of `target`.
-    static func keyProblems(_ relationship: RelationshipMapping, target: EntityMapping, _ context: String) -> [MappingError.Problem] {
+    static func keyProblems(_ relationship: RelationshipMapping, target: EntityMapping, _ context: String)
+        -> [MappingError.Problem]
+    {
         let line = relationship.line
         if target.key.isEmpty {
             guard relationship.keyless != nil else {
@@ -20,12 +22,22 @@ extension CompiledMapping {
                 return [.init(line: line, message: message)]
             }
             if !target.records.isEmpty {
-                return [.init(line: line, message: "\(context): `\(target.name)` has no key and records of its own; a keyless target is filled only through relationships")]
+                return [
+                    .init(
+                        line: line,
+                        message:
+                            "\(context): `\(target.name)` has no key and records of its own; a keyless target is filled only through relationships"
+                    )
+                ]
             }
             return []
         }
         if relationship.keyless != nil {
-            return [.init(line: line, message: "\(context): `keyless` is for targets without a key, and `\(target.name)` has one")]
+            return [
+                .init(
+                    line: line,
+                    message: "\(context): `keyless` is for targets without a key, and `\(target.name)` has one")
+            ]
         }
         if target.key.count != 1 {
             return [.init(line: line, message: "\(context): the target `\(target.name)` needs a single-attribute key")]

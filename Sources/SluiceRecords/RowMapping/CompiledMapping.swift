@@ -46,11 +46,17 @@ package struct CompiledMapping {
         var problems = Self.check(mapping)
         for (name, entityHooks) in hooks.sorted(by: { $0.key < $1.key }) {
             guard let entity = mapping.entities.first(where: { $0.name == name }) else {
-                problems.append(.init(line: nil, message: "hooks are given for `\(name)`, which the mapping does not declare"))
+                problems.append(
+                    .init(line: nil, message: "hooks are given for `\(name)`, which the mapping does not declare"))
                 continue
             }
-            for attribute in entityHooks.valueHandlers.keys.sorted() where !entity.attributes.contains(where: { $0.name == attribute }) {
-                problems.append(.init(line: entity.line, message: "a value handler is given for `\(name).\(attribute)`, which the mapping does not declare"))
+            for attribute in entityHooks.valueHandlers.keys.sorted()
+            where !entity.attributes.contains(where: { $0.name == attribute }) {
+                problems.append(
+                    .init(
+                        line: entity.line,
+                        message:
+                            "a value handler is given for `\(name).\(attribute)`, which the mapping does not declare"))
             }
         }
         if !problems.isEmpty { throw MappingError(file: mapping.file, problems: problems) }
@@ -64,16 +70,20 @@ package struct CompiledMapping {
             if !entity.deleteRecords.isEmpty || !entity.deleteWhen.isEmpty { deletingEntities.insert(index) }
             for (text, deletes) in entity.records.map({ ($0, false) }) + entity.deleteRecords.map({ ($0, true) }) {
                 guard case .success(let path) = RecordPath.parse(text) else { continue }
-                let route = routes.firstIndex { $0.path == path } ?? {
-                    routes.append(Route(path: path, entities: []))
-                    return routes.count - 1
-                }()
+                let route =
+                    routes.firstIndex { $0.path == path }
+                    ?? {
+                        routes.append(Route(path: path, entities: []))
+                        return routes.count - 1
+                    }()
                 routes[route].entities.append(index)
                 if deletes { routes[route].deleting.append(index) }
             }
             let kind = Self.documentKind(of: entity, in: mapping)
             entityMappers.append(
-                Self.mapper(for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks(), defaults: defaults))
+                Self.mapper(
+                    for: entity, in: mapping, kind: kind, hooks: hooks[entity.name] ?? EntityHooks(), defaults: defaults
+                ))
         }
         mappers = entityMappers
         derivedKeys = entityMappers.map(\.derivedKey)
@@ -93,27 +103,39 @@ package struct CompiledMapping {
                 if relationship.many {
                     let sourceSchema = mapper.schema
                     let sourceColumns = sourceSchema.keyColumns.map { column in
-                        ColumnSchema(name: "\(entity.name)_\(sourceSchema.columns[column].name)", type: sourceSchema.columns[column].type)
+                        ColumnSchema(
+                            name: "\(entity.name)_\(sourceSchema.columns[column].name)",
+                            type: sourceSchema.columns[column].type)
                     }
-                    var targetName = relationship.entities.isEmpty ? "\(relationship.entity)_\(keyColumn.name)" : "target_key"
+                    var targetName =
+                        relationship.entities.isEmpty ? "\(relationship.entity)_\(keyColumn.name)" : "target_key"
                     if sourceColumns.contains(where: { $0.name.lowercased() == targetName.lowercased() }) {
                         targetName = "\(relationship.name)_\(keyColumn.name)"
                     }
-                    links.append(LinkSchema(
-                        name: "\(entity.name)_\(relationship.name)", sourceTable: entity.name, sourceColumns: sourceColumns,
-                        sourceKeys: sourceSchema.keyColumns.map { sourceSchema.columns[$0].name },
-                        targetColumn: ColumnSchema(name: targetName, type: keyColumn.type), targetTable: targetEntity,
-                        targetKey: keyColumn.name, ordered: relationship.ordered, rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
-                        missing: relationship.missing, choices: Self.linkTargets(relationship, mappers: mappers, in: mapping),
-                        attributeColumns: relationship.attributes.map { ColumnSchema(name: $0.name, type: $0.type) }))
-                    links[links.count - 1].storedTargetsOnly = !relationship.missingIsExplicit
+                    links.append(
+                        LinkSchema(
+                            name: "\(entity.name)_\(relationship.name)", sourceTable: entity.name,
+                            sourceColumns: sourceColumns,
+                            sourceKeys: sourceSchema.keyColumns.map { sourceSchema.columns[$0].name },
+                            targetColumn: ColumnSchema(name: targetName, type: keyColumn.type),
+                            targetTable: targetEntity,
+                            targetKey: keyColumn.name, ordered: relationship.ordered,
+                            rule: relationship.ordered && relationship.rule == .union ? .replace : relationship.rule,
+                            missing: relationship.missing,
+                            choices: Self.linkTargets(relationship, mappers: mappers, in: mapping),
+                            attributeColumns: relationship.attributes.map { ColumnSchema(name: $0.name, type: $0.type) }
+                        ))
+                    links[links.count - 1].storedTargetsOnly =
+                        !relationship.missingIsExplicit
                         && links[links.count - 1].choices.isEmpty && mappers[target].schema.mode == .updateOnly
                     link = links.count - 1
                 }
                 var relation = Relation(
-                    name: relationship.name, source: source, target: target, link: link, keyRule: ValueRule(type: keyColumn.type),
+                    name: relationship.name, source: source, target: target, link: link,
+                    keyRule: ValueRule(type: keyColumn.type),
                     keyless: relationship.keyless,
-                    referenceColumn: relationship.many ? nil : mapper.schema.columns.firstIndex { $0.name == relationship.name })
+                    referenceColumn: relationship.many
+                        ? nil : mapper.schema.columns.firstIndex { $0.name == relationship.name })
                 Self.readItems(relationship, into: &relation, kind: kind, mappers: mappers, in: mapping)
                 relations[index].append(relation)
             }
@@ -124,7 +146,8 @@ package struct CompiledMapping {
     /// only through relationships, that of an entity leading to it.
     static func documentKind(of entity: EntityMapping, in mapping: Mapping, visited: Set<String> = []) -> DocumentKind {
         if let first = entity.records.first, case .success(let path) = RecordPath.parse(first) { return path.kind }
-        for referrer in mapping.entities where !visited.contains(referrer.name) && referrer.relationships.contains(where: { $0.targets(entity.name) }) {
+        for referrer in mapping.entities
+        where !visited.contains(referrer.name) && referrer.relationships.contains(where: { $0.targets(entity.name) }) {
             return documentKind(of: referrer, in: mapping, visited: visited.union([entity.name]))
         }
         return .xml
@@ -133,7 +156,9 @@ package struct CompiledMapping {
     /// A mapping for schemaless JSON: each record (`records` path) becomes a
     /// row of `entity`, columns discovered from the top-level members,
     /// written as the run's `defaults` say.
-    package init(schemaless entity: String, key: String, records: RecordPath, defaults: EntityDefaults = EntityDefaults()) {
+    package init(
+        schemaless entity: String, key: String, records: RecordPath, defaults: EntityDefaults = EntityDefaults()
+    ) {
         routes = [Route(path: records, entities: [0])]
         mappers = [SchemalessMapper(entity: entity, key: key, defaults: defaults)]
         relations = [[]]
@@ -165,23 +190,29 @@ package struct CompiledMapping {
                 // The batcher writes the derived key of the nested object.
                 unsourced.insert(relationship.name)
                 relationshipAttributes.append(AttributeMapping(name: relationship.name, type: .string))
-                references.append(Reference(
-                    column: entity.attributes.count + relationshipAttributes.count - 1, name: relationship.name,
-                    targetTable: target.name, targetKey: TableSchema.derivedKeyName, missing: relationship.missing))
+                references.append(
+                    Reference(
+                        column: entity.attributes.count + relationshipAttributes.count - 1, name: relationship.name,
+                        targetTable: target.name, targetKey: TableSchema.derivedKeyName, missing: relationship.missing))
                 continue
             }
-            guard target.key.count == 1, let key = target.attributes.first(where: { $0.name == target.key[0] }) else { continue }
+            guard target.key.count == 1, let key = target.attributes.first(where: { $0.name == target.key[0] }) else {
+                continue
+            }
             let separator = kind == .xml ? "/" : "."
             let keySources = sources(of: key, kind: kind)
-            let sources = (relationship.source == "." ? keySources : keySources.map { relationship.source + separator + $0 })
+            let sources =
+                (relationship.source == "." ? keySources : keySources.map { relationship.source + separator + $0 })
                 + [relationship.source]
             relationshipAttributes.append(AttributeMapping(name: relationship.name, type: key.type, sources: sources))
-            references.append(Reference(
-                column: entity.attributes.count + relationshipAttributes.count - 1, name: relationship.name,
-                targetTable: target.name, targetKey: key.name, missing: relationship.missing))
+            references.append(
+                Reference(
+                    column: entity.attributes.count + relationshipAttributes.count - 1, name: relationship.name,
+                    targetTable: target.name, targetKey: key.name, missing: relationship.missing))
         }
         for attribute in entity.attributes + relationshipAttributes {
-            let paths = unsourced.contains(attribute.name)
+            let paths =
+                unsourced.contains(attribute.name)
                 ? [] : sources(of: attribute, kind: kind).compactMap { try? FieldPath.parse($0, kind: kind).get() }
             let rule = self.rule(for: attribute)
             var object: (key: FieldPath, value: FieldPath)?
@@ -191,12 +222,15 @@ package struct CompiledMapping {
             {
                 object = (keyPath, valuePath)
             }
-            attributes.append(.init(
-                name: attribute.name, rule: rule, sources: paths, onInvalid: attribute.onInvalid, items: attribute.items,
-                object: object))
-            columns.append(ColumnSchema(
-                name: attribute.name, type: attribute.type,
-                defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, rule).get() }))
+            attributes.append(
+                .init(
+                    name: attribute.name, rule: rule, sources: paths, onInvalid: attribute.onInvalid,
+                    items: attribute.items,
+                    object: object))
+            columns.append(
+                ColumnSchema(
+                    name: attribute.name, type: attribute.type,
+                    defaultValue: attribute.defaultValue.flatMap { try? defaultValue($0, rule).get() }))
         }
         var keys = entity.key.compactMap { key in entity.attributes.firstIndex { $0.name == key } }
         var derivedKey: Int?
@@ -207,7 +241,9 @@ package struct CompiledMapping {
         }
         func compiled(_ conditions: [FilterCondition]) -> [EntityMapper.Filter] {
             conditions.compactMap { condition in
-                (try? FieldPath.parse(condition.path, kind: kind).get()).map { EntityMapper.Filter(path: $0, test: condition.test) }
+                (try? FieldPath.parse(condition.path, kind: kind).get()).map {
+                    EntityMapper.Filter(path: $0, test: condition.test)
+                }
             }
         }
         var schema = TableSchema(name: entity.name, columns: columns, keyColumns: keys)
@@ -222,7 +258,8 @@ package struct CompiledMapping {
         schema.deleteScopeParent = entity.deleteScopeParent.flatMap { name in references.first { $0.name == name } }
         return EntityMapper(
             schema: schema, attributes: attributes,
-            filters: compiled(entity.filter), deleteWhen: compiled(entity.deleteWhen), missingKey: entity.missingKey, kind: kind,
+            filters: compiled(entity.filter), deleteWhen: compiled(entity.deleteWhen), missingKey: entity.missingKey,
+            kind: kind,
             hooks: hooks, derivedKey: derivedKey)
     }
 
@@ -234,7 +271,8 @@ package struct CompiledMapping {
     }
 
     static func rule(for attribute: AttributeMapping) -> ValueRule {
-        ValueRule(type: attribute.type, patterns: attribute.formats.compactMap(DatePattern.init), epoch: attribute.epoch)
+        ValueRule(
+            type: attribute.type, patterns: attribute.formats.compactMap(DatePattern.init), epoch: attribute.epoch)
     }
 
     private static func defaultValue(_ text: String, _ rule: ValueRule) -> Result<DefaultValue, ConversionProblem> {
@@ -255,14 +293,19 @@ package struct CompiledMapping {
     /// `A_b_c`; an entity `Event_tags` beside relationship `Event.tags`.
     static func tableNameProblems(_ mapping: Mapping) -> [MappingError.Problem] {
         var owners: [String: String] = [:]
-        for entity in mapping.entities { owners[entity.name.lowercased()] = owners[entity.name.lowercased()] ?? "entity `\(entity.name)`" }
+        for entity in mapping.entities {
+            owners[entity.name.lowercased()] = owners[entity.name.lowercased()] ?? "entity `\(entity.name)`"
+        }
         var problems: [MappingError.Problem] = []
         for entity in mapping.entities {
             for relationship in entity.relationships where relationship.many {
                 let name = "\(entity.name)_\(relationship.name)"
                 let owner = "the link table `\(name)` of relationship `\(entity.name).\(relationship.name)`"
                 if let other = owners[name.lowercased()] {
-                    problems.append(.init(line: relationship.line, message: "\(owner) has the name of \(other) (table names ignore letter case); rename one"))
+                    problems.append(
+                        .init(
+                            line: relationship.line,
+                            message: "\(owner) has the name of \(other) (table names ignore letter case); rename one"))
                 } else if name.lowercased().hasPrefix("sqlite_") || name.lowercased().hasPrefix("_sluice") {
                     problems.append(.init(line: relationship.line, message: "\(owner) has a reserved name"))
                 } else {
@@ -283,25 +326,33 @@ package struct CompiledMapping {
         for entity in mapping.entities {
             let context = "entity `\(entity.name)`"
             if !entityNames.insert(entity.name.lowercased()).inserted {
-                problems.append(.init(line: entity.line, message: "\(context) is declared twice (names ignore letter case)"))
+                problems.append(
+                    .init(line: entity.line, message: "\(context) is declared twice (names ignore letter case)"))
             }
             // Rules of the mapping language, whatever the store (a mapping is
             // checked before any store is named, and means the same in each):
             // table names ignore letter case, as SQLite's do, and `sqlite_`
             // and `_sluice` names are reserved, SQLite's and sluice's own.
-            if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_") || entity.name.lowercased().hasPrefix("_sluice") {
+            if entity.name.isEmpty || entity.name.lowercased().hasPrefix("sqlite_")
+                || entity.name.lowercased().hasPrefix("_sluice")
+            {
                 problems.append(.init(line: entity.line, message: "\(context): the name is empty or reserved"))
             }
-            let targeted = mapping.entities.contains { other in other.relationships.contains { $0.targets(entity.name) } }
+            let targeted = mapping.entities.contains { other in other.relationships.contains { $0.targets(entity.name) }
+            }
             if entity.records.isEmpty && !targeted {
-                problems.append(.init(line: entity.line, message: "\(context) has no `records` path and no relationship leads to it"))
+                problems.append(
+                    .init(
+                        line: entity.line, message: "\(context) has no `records` path and no relationship leads to it"))
             }
             var kinds: Set<DocumentKind> = []
             for text in entity.deleteRecords where entity.records.contains(text) {
-                problems.append(.init(line: entity.line, message: "\(context): `\(text)` is in both records and delete-records"))
+                problems.append(
+                    .init(line: entity.line, message: "\(context): `\(text)` is in both records and delete-records"))
             }
             if (!entity.deleteRecords.isEmpty || !entity.deleteWhen.isEmpty) && entity.key.isEmpty {
-                problems.append(.init(line: entity.line, message: "\(context): delete-records and delete-when need a key"))
+                problems.append(
+                    .init(line: entity.line, message: "\(context): delete-records and delete-when need a key"))
             }
             for text in entity.records + entity.deleteRecords {
                 switch RecordPath.parse(text) {
@@ -318,51 +369,79 @@ package struct CompiledMapping {
             let kind = kinds.first ?? documentKind(of: entity, in: mapping)
             var attributeNames: Set<String> = []
             for attribute in entity.attributes {
-                let where_ = "\(context), attribute `\(attribute.name)`"
+                let attributeContext = "\(context), attribute `\(attribute.name)`"
                 if !attributeNames.insert(attribute.name.lowercased()).inserted {
-                    problems.append(.init(line: attribute.line, message: "\(where_) is mapped twice (names ignore letter case)"))
+                    problems.append(
+                        .init(
+                            line: attribute.line,
+                            message: "\(attributeContext) is mapped twice (names ignore letter case)"))
                 }
                 if attribute.name.isEmpty {
-                    problems.append(.init(line: attribute.line, message: "\(context) has an attribute with an empty name"))
+                    problems.append(
+                        .init(line: attribute.line, message: "\(context) has an attribute with an empty name"))
                 }
                 for source in attribute.sources {
                     if case .failure(let problem) = FieldPath.parse(source, kind: kind) {
-                        problems.append(.init(line: attribute.line, message: "\(where_): \(problem)"))
+                        problems.append(.init(line: attribute.line, message: "\(attributeContext): \(problem)"))
                     }
                 }
-                if let text = attribute.defaultValue, case .failure(let problem) = defaultValue(text, rule(for: attribute)) {
-                    problems.append(.init(line: attribute.line, message: "\(where_): the default is not valid: \(problem)"))
+                if let text = attribute.defaultValue,
+                    case .failure(let problem) = defaultValue(text, rule(for: attribute))
+                {
+                    problems.append(
+                        .init(
+                            line: attribute.line, message: "\(attributeContext): the default is not valid: \(problem)"))
                 }
-                let gathers = attribute.sources.contains { (try? FieldPath.parse($0, kind: kind).get())?.gathers == true }
+                let gathers = attribute.sources.contains {
+                    (try? FieldPath.parse($0, kind: kind).get())?.gathers == true
+                }
                 if gathers && attribute.type != .json {
-                    problems.append(.init(line: attribute.line, message: "\(where_): a source with [*] gathers values into JSON: give it `type: json`"))
+                    problems.append(
+                        .init(
+                            line: attribute.line,
+                            message:
+                                "\(attributeContext): a source with [*] gathers values into JSON: give it `type: json`")
+                    )
                 }
                 if (attribute.items != nil || attribute.objectKey != nil) && !gathers {
-                    problems.append(.init(line: attribute.line, message: "\(where_): `items` and `object` need a source with [*]"))
+                    problems.append(
+                        .init(
+                            line: attribute.line,
+                            message: "\(attributeContext): `items` and `object` need a source with [*]"))
                 }
                 if let items = attribute.items, !AttributeType.itemTypes.contains(items) {
                     let types = MappingKeywords.list(AttributeType.itemTypes.map(\.rawValue))
-                    problems.append(.init(line: attribute.line, message: "\(where_): `items` is \(types)"))
+                    problems.append(.init(line: attribute.line, message: "\(attributeContext): `items` is \(types)"))
                 }
                 for path in [attribute.objectKey, attribute.objectValue].compactMap({ $0 }) {
                     if case .failure(let problem) = FieldPath.parse(path, kind: kind) {
-                        problems.append(.init(line: attribute.line, message: "\(where_): object: \(problem)"))
+                        problems.append(.init(line: attribute.line, message: "\(attributeContext): object: \(problem)"))
                     }
                 }
                 for pattern in attribute.formats where DatePattern(pattern) == nil {
-                    problems.append(.init(line: attribute.line, message: "\(where_): the date format `\(pattern)` needs a year (y), month (M) and day (d)"))
+                    problems.append(
+                        .init(
+                            line: attribute.line,
+                            message:
+                                "\(attributeContext): the date format `\(pattern)` needs a year (y), month (M) and day (d)"
+                        ))
                 }
                 if !attribute.formats.isEmpty && attribute.type != .date {
-                    problems.append(.init(line: attribute.line, message: "\(where_): `formats` is for date attributes"))
+                    problems.append(
+                        .init(line: attribute.line, message: "\(attributeContext): `formats` is for date attributes"))
                 }
             }
             for key in entity.key {
                 guard let attribute = entity.attributes.first(where: { $0.name == key }) else {
-                    problems.append(.init(line: entity.line, message: "\(context): the key `\(key)` is not one of its attributes"))
+                    problems.append(
+                        .init(line: entity.line, message: "\(context): the key `\(key)` is not one of its attributes"))
                     continue
                 }
                 if AttributeType.unkeyable.contains(attribute.type) {
-                    problems.append(.init(line: attribute.line, message: "\(context): the key `\(key)` cannot be of type \(attribute.type.rawValue)"))
+                    problems.append(
+                        .init(
+                            line: attribute.line,
+                            message: "\(context): the key `\(key)` cannot be of type \(attribute.type.rawValue)"))
                 }
             }
             if Set(entity.key).count != entity.key.count {
@@ -370,39 +449,66 @@ package struct CompiledMapping {
             }
             for name in (entity.overwrite ?? []) + entity.deleteScope.map(\.path)
             where !entity.attributes.contains(where: { $0.name == name }) {
-                problems.append(.init(line: entity.line, message: "\(context): `\(name)` in overwrite or delete-scope is not one of its attributes"))
+                problems.append(
+                    .init(
+                        line: entity.line,
+                        message: "\(context): `\(name)` in overwrite or delete-scope is not one of its attributes"))
             }
             for relationship in entity.relationships {
-                let where_ = "\(context), relationship `\(relationship.name)`"
-                problems += itemProblems(relationship, in: mapping, kind: kind, where_)
+                let attributeContext = "\(context), relationship `\(relationship.name)`"
+                problems += itemProblems(relationship, in: mapping, kind: kind, attributeContext)
                 let targetName = relationship.entities.first?.entity ?? relationship.entity
                 guard let target = mapping.entities.first(where: { $0.name == targetName }) else {
-                    problems.append(.init(line: relationship.line, message: "\(where_): there is no entity `\(targetName)`"))
+                    problems.append(
+                        .init(
+                            line: relationship.line, message: "\(attributeContext): there is no entity `\(targetName)`")
+                    )
                     continue
                 }
-                problems += keyProblems(relationship, target: target, where_)
+                problems += keyProblems(relationship, target: target, attributeContext)
                 if relationship.source == "." && target.name == entity.name && relationship.key == nil {
-                    problems.append(.init(line: relationship.line, message: "\(where_): source `.` makes each record its own nested object (a cycle); name a field"))
+                    problems.append(
+                        .init(
+                            line: relationship.line,
+                            message:
+                                "\(attributeContext): source `.` makes each record its own nested object (a cycle); name a field"
+                        )
+                    )
                 }
                 if relationship.many && entity.key.isEmpty {
-                    problems.append(.init(line: relationship.line, message: "\(where_): a to-many relationship needs a key on `\(entity.name)`"))
+                    problems.append(
+                        .init(
+                            line: relationship.line,
+                            message: "\(attributeContext): a to-many relationship needs a key on `\(entity.name)`"))
                 }
                 switch FieldPath.parse(relationship.source, kind: kind) {
                 case .success(let path):
                     if path.gathers != relationship.many {
-                        problems.append(.init(line: relationship.line, message: "\(where_): a to-many source has one [*] step, a to-one source none"))
+                        problems.append(
+                            .init(
+                                line: relationship.line,
+                                message: "\(attributeContext): a to-many source has one [*] step, a to-one source none")
+                        )
                     }
                 case .failure(let problem):
-                    problems.append(.init(line: relationship.line, message: "\(where_): \(problem)"))
+                    problems.append(.init(line: relationship.line, message: "\(attributeContext): \(problem)"))
                 }
-                if entity.attributes.contains(where: { $0.name.lowercased() == relationship.name.lowercased() }) && !relationship.many {
-                    problems.append(.init(line: relationship.line, message: "\(where_): an attribute has the same name"))
+                if entity.attributes.contains(where: { $0.name.lowercased() == relationship.name.lowercased() })
+                    && !relationship.many
+                {
+                    problems.append(
+                        .init(line: relationship.line, message: "\(attributeContext): an attribute has the same name"))
                 }
             }
             if let parent = entity.deleteScopeParent,
                 !entity.relationships.contains(where: { $0.name == parent && !$0.many && $0.keyless == nil })
             {
-                problems.append(.init(line: entity.line, message: "\(context): delete-scope-parent `\(parent)` is not a to-one relationship to an entity with a key"))
+                problems.append(
+                    .init(
+                        line: entity.line,
+                        message:
+                            "\(context): delete-scope-parent `\(parent)` is not a to-one relationship to an entity with a key"
+                    ))
             }
             if entity.deleteMissing == true && entity.key.isEmpty {
                 problems.append(.init(line: entity.line, message: "\(context): delete-missing needs a key"))
@@ -415,7 +521,8 @@ package struct CompiledMapping {
                 }
             }
             if entity.attributes.count > maxAttributes {
-                problems.append(.init(line: entity.line, message: "\(context) has more than \(maxAttributes) attributes"))
+                problems.append(
+                    .init(line: entity.line, message: "\(context) has more than \(maxAttributes) attributes"))
             }
         }
         problems += tableNameProblems(mapping)

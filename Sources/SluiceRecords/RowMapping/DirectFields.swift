@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The one-step sources of an entity (a member, child element or XML
@@ -34,19 +34,25 @@ struct DirectFields: Sendable {
     /// is not one `child` or `attribute` step. O(fields) at compile time.
     mutating func index(of path: FieldPath) -> Int32? {
         guard path.steps.count == 1 else { return nil }
-        let name: [UInt8], attribute: Bool
+        let name: [UInt8]
+        let attribute: Bool
         switch path.steps[0] {
         case .child(let child): (name, attribute) = (child, false)
         case .attribute(let value): (name, attribute) = (value, true)
         case .index, .each: return nil
         }
         guard !name.isEmpty, name.count <= Int(Int32.max) else { return nil }
-        for (index, field) in fields.enumerated() where field.attribute == attribute
-            && field.length == Int32(name.count) && names[Int(field.start)..<(Int(field.start) + name.count)].elementsEqual(name)
+        for (index, field) in fields.enumerated()
+        where field.attribute == attribute
+            && field.length == Int32(name.count)
+            && names[Int(field.start)..<(Int(field.start) + name.count)].elementsEqual(name)
         {
             return Int32(index)
         }
-        fields.append(Field(length: Int32(name.count), prefix: Self.prefix(name[...]), start: Int32(names.count), attribute: attribute))
+        fields.append(
+            Field(
+                length: Int32(name.count), prefix: Self.prefix(name[...]), start: Int32(names.count),
+                attribute: attribute))
         names += name
         return Int32(fields.count - 1)
     }
@@ -66,14 +72,19 @@ struct DirectFields: Sendable {
                             let node = nodes[Int(current)]
                             child = node.nextSibling
                             guard node.nameLength > 0 else { continue }
-                            let name = UnsafeBufferPointer(rebasing: bytes[Int(node.nameStart)..<Int(node.nameStart + node.nameLength)])
+                            let name = UnsafeBufferPointer(
+                                rebasing: bytes[Int(node.nameStart)..<Int(node.nameStart + node.nameLength)])
                             let prefix = Self.prefix(name[...])
                             let isAttribute = node.kind == .attribute
                             for index in fields.indices {
                                 let field = fields[index]
-                                guard field.length == node.nameLength, field.prefix == prefix, field.attribute == isAttribute else { continue }
+                                guard field.length == node.nameLength, field.prefix == prefix,
+                                    field.attribute == isAttribute
+                                else { continue }
                                 if field.length > 8
-                                    && memcmp(name.baseAddress! + 8, names.baseAddress! + Int(field.start) + 8, Int(field.length) - 8) != 0
+                                    && memcmp(
+                                        name.baseAddress! + 8, names.baseAddress! + Int(field.start) + 8,
+                                        Int(field.length) - 8) != 0
                                 {
                                     continue
                                 }

@@ -10,7 +10,8 @@ enum Gathering {
             var valueNode: Int32? = node
             if let object {
                 guard let keyNode = tree.resolve(object.key, from: node) else {
-                    return .failure(ConversionProblem(description: "a gathered value has no \(object.key) for its name"))
+                    return .failure(
+                        ConversionProblem(description: "a gathered value has no \(object.key) for its name"))
                 }
                 JSONText.quote(tree.scalarText(keyNode), into: &out)
                 out.append(UInt8(ascii: ":"))
@@ -42,17 +43,25 @@ enum Gathering {
         switch type {
         case .integer:
             guard let value = ValueConversion.integer(text) else {
-                return .failure(ConversionProblem(description: "expected integers, found \"\(String(decoding: text, as: UTF8.self))\""))
+                return .failure(
+                    ConversionProblem(
+                        description: "expected integers, found \"\(String(decoding: text, as: UTF8.self))\""))
             }
             out.append(contentsOf: String(value).utf8)
         case .double, .float, .decimal:
-            guard ValueConversion.double(text) != nil, let plain = ValueConversion.plainDecimal(text, dropZeroFraction: true) else {
-                return .failure(ConversionProblem(description: "expected numbers, found \"\(String(decoding: text, as: UTF8.self))\""))
+            guard ValueConversion.double(text) != nil,
+                let plain = ValueConversion.plainDecimal(text, dropZeroFraction: true)
+            else {
+                return .failure(
+                    ConversionProblem(
+                        description: "expected numbers, found \"\(String(decoding: text, as: UTF8.self))\""))
             }
             out.append(contentsOf: plain)
         case .boolean:
             guard let value = ValueConversion.boolean(text) else {
-                return .failure(ConversionProblem(description: "expected booleans, found \"\(String(decoding: text, as: UTF8.self))\""))
+                return .failure(
+                    ConversionProblem(
+                        description: "expected booleans, found \"\(String(decoding: text, as: UTF8.self))\""))
             }
             out.append(contentsOf: (value ? "true" : "false").utf8)
         default:

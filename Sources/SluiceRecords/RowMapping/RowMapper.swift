@@ -10,7 +10,8 @@ package protocol RowMapper: AnyObject {
     ///
     /// - Throws: ``RecordError`` when a value cannot be converted or the key
     ///   is missing; the arena is left as it was.
-    func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
+    func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError)
+        -> RowOutcome
 
     /// Whether ``schema`` is settled enough to create the table before any
     /// record is read (a schemaless table waits for its first record, which
@@ -29,7 +30,8 @@ package protocol RowMapper: AnyObject {
     /// its key cells only, marked ``RowArena/markDeletion()``. Filters and
     /// hooks do not apply; a missing key is an error or a skip as for
     /// other records. O(key sources).
-    func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome
+    func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError)
+        -> RowOutcome
 }
 
 extension RowMapper {
@@ -71,14 +73,20 @@ package struct Relation: Sendable {
     /// An item's target key, converted for its entity, and the entity's
     /// value (when items name their entity); `.absent` when the item has no
     /// key. O(item size).
-    package func itemTarget(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<(key: Cell, entity: [UInt8]?), ConversionProblem> {
+    package func itemTarget(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<
+        (key: Cell, entity: [UInt8]?), ConversionProblem
+    > {
         var rule = keyRule
         var entity: [UInt8]?
         if let choosing {
             let named = tree.resolve(choosing, from: item).map { tree.scalarText($0) } ?? []
             guard let choice = choices.first(where: { $0.value.elementsEqual(named) }) else {
                 let known = choices.map { String(decoding: $0.value, as: UTF8.self) }.joined(separator: ", ")
-                return .failure(ConversionProblem(description: "the item names the entity \"\(String(decoding: named, as: UTF8.self))\", which is none of \(known)"))
+                return .failure(
+                    ConversionProblem(
+                        description:
+                            "the item names the entity \"\(String(decoding: named, as: UTF8.self))\", which is none of \(known)"
+                    ))
             }
             rule = choice.keyRule
             entity = choice.value
@@ -89,7 +97,9 @@ package struct Relation: Sendable {
 
     /// The link attributes of an item, in column order (`.absent` where the
     /// item lacks one). O(item size).
-    package func itemAttributes(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<[Cell], ConversionProblem> {
+    package func itemAttributes(_ tree: RecordTree, _ item: Int32, into arena: inout RowArena) -> Result<
+        [Cell], ConversionProblem
+    > {
         var cells: [Cell] = []
         for attribute in linkAttributes {
             guard let node = attribute.sources.lazy.compactMap({ tree.resolve($0, from: item) }).first else {
@@ -105,7 +115,9 @@ package struct Relation: Sendable {
     }
 
     /// Converts a scalar key node to the target key's type, into `arena`.
-    package func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<Cell, ConversionProblem> {
+    package func keyCell(_ tree: RecordTree, _ node: Int32, into arena: inout RowArena) -> Result<
+        Cell, ConversionProblem
+    > {
         ValueConversion.cell(tree, node, keyRule, into: &arena)
     }
 }
@@ -165,7 +177,8 @@ package final class EntityMapper: RowMapper {
     private let sourceStarts: [Int]
 
     init(
-        schema: TableSchema, attributes: [Attribute], filters: [Filter], deleteWhen: [Filter] = [], missingKey: MissingKeyPolicy,
+        schema: TableSchema, attributes: [Attribute], filters: [Filter], deleteWhen: [Filter] = [],
+        missingKey: MissingKeyPolicy,
         kind: DocumentKind, hooks: EntityHooks, derivedKey: Int? = nil
     ) {
         self.derivedKey = derivedKey
@@ -196,7 +209,9 @@ package final class EntityMapper: RowMapper {
         !deleteWhen.isEmpty && deleteWhen.allSatisfy { Self.passes(tree, root, $0) }
     }
 
-    package func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena)
+        throws(RecordError) -> RowOutcome
+    {
         arena.beginRow(ordinal: ordinal)
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: direct.count) { found throws(RecordError) in
             direct.find(in: tree, root: root, into: found)
@@ -207,13 +222,16 @@ package final class EntityMapper: RowMapper {
             guard key == .absent || key == .null else { continue }
             arena.abandonRow()
             if missingKey == .skip { return .missingKey }
-            throw RecordError(entity: schema.name, attribute: schema.columns[column].name, message: "the deletion has no key value")
+            throw RecordError(
+                entity: schema.name, attribute: schema.columns[column].name, message: "the deletion has no key value")
         }
         arena.markDeletion()
         return .appended
     }
 
-    package func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena)
+        throws(RecordError) -> RowOutcome
+    {
         for filter in filters where !Self.passes(tree, root, filter) { return .filtered }
         if hasRecordHooks {
             let view = RecordView(tree: tree, kind: kind, ordinal: ordinal)
@@ -254,7 +272,8 @@ package final class EntityMapper: RowMapper {
     /// the record has (`found` holds the direct fields' nodes); leaves it
     /// absent when none is there.
     private func appendCell(
-        _ column: Int, _ tree: RecordTree, root: Int32, found: UnsafeMutableBufferPointer<Int32>, into arena: inout RowArena
+        _ column: Int, _ tree: RecordTree, root: Int32, found: UnsafeMutableBufferPointer<Int32>,
+        into arena: inout RowArena
     ) throws(RecordError) {
         var node: Int32?
         var gathered: [Int32]?
@@ -269,7 +288,11 @@ package final class EntityMapper: RowMapper {
                 continue
             }
             let source = attributes[column].sources[position - first]
-            if source.gathers { gathered = tree.resolveAll(source, from: root) } else { node = tree.resolve(source, from: root) }
+            if source.gathers {
+                gathered = tree.resolveAll(source, from: root)
+            } else {
+                node = tree.resolve(source, from: root)
+            }
             if node != nil || gathered != nil { break }
         }
         if let gathered {
@@ -288,7 +311,8 @@ package final class EntityMapper: RowMapper {
                 }
             } catch {
                 arena.abandonRow()
-                throw RecordError(entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
+                throw RecordError(
+                    entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
             }
         }
         switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {

@@ -43,22 +43,28 @@ package final class SchemalessMapper: RowMapper {
         keyTypeKnown = true
     }
 
-    package func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
+    package func appendRow(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena)
+        throws(RecordError) -> RowOutcome
+    {
         guard !tree.nodes.isEmpty, tree.nodes[0].kind == .object else {
             throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
         }
         for child in tree.children(0) where column(named: tree.name(child)) == nil {
             let name = String(decoding: tree.name(child), as: UTF8.self)
-            if foldedNames.contains(name.lowercased()), let same = schema.columns.first(where: { $0.name.lowercased() == name.lowercased() }) {
+            if foldedNames.contains(name.lowercased()),
+                let same = schema.columns.first(where: { $0.name.lowercased() == name.lowercased() })
+            {
                 throw RecordError(
                     entity: schema.name, attribute: name,
-                    message: "members `\(same.name)` and `\(name)` differ only in letter case, which column names ignore; "
+                    message:
+                        "members `\(same.name)` and `\(name)` differ only in letter case, which column names ignore; "
                         + "import them with a mapping that names their columns")
             }
             guard schema.columns.count < Self.maxColumns else {
                 throw RecordError(
                     entity: schema.name, attribute: name,
-                    message: "the member would be column \(Self.maxColumns + 1), past SQLite's limit of \(Self.maxColumns) columns; "
+                    message:
+                        "the member would be column \(Self.maxColumns + 1), past SQLite's limit of \(Self.maxColumns) columns; "
                         + "import sparse members with a mapping (a json attribute can hold them)")
             }
             schema.columns.append(ColumnSchema(name: name, type: Self.type(of: tree, child)))
@@ -73,18 +79,21 @@ package final class SchemalessMapper: RowMapper {
         arena.beginRow(ordinal: ordinal)
         for child in tree.children(0) {
             guard let column = column(named: tree.name(child)) else { continue }
-            let rule = ValueRule(type: Self.conversion(of: tree, child, into: schema.columns[column].type, isKey: column == 0))
+            let rule = ValueRule(
+                type: Self.conversion(of: tree, child, into: schema.columns[column].type, isKey: column == 0))
             switch ValueConversion.cell(tree, child, rule, into: &arena) {
             case .success(let cell): arena.set(column, cell)
             case .failure(let problem):
                 arena.abandonRow()
-                throw RecordError(entity: schema.name, attribute: schema.columns[column].name, message: problem.description)
+                throw RecordError(
+                    entity: schema.name, attribute: schema.columns[column].name, message: problem.description)
             }
         }
         let key = arena[arena.rowCount - 1, 0]
         if key == .absent || key == .null {
             arena.abandonRow()
-            throw RecordError(entity: schema.name, attribute: schema.columns[0].name, message: Self.missingKey(tree, key == .null))
+            throw RecordError(
+                entity: schema.name, attribute: schema.columns[0].name, message: Self.missingKey(tree, key == .null))
         }
         return .appended
     }
@@ -96,13 +105,17 @@ package final class SchemalessMapper: RowMapper {
         if isNull { return "the record's key member is null" }
         let members = tree.children(0).map { String(decoding: tree.name($0), as: UTF8.self) }
         guard !members.isEmpty else { return "the record has no key member (it has no members at all)" }
-        let shown = members.prefix(20).joined(separator: ", ") + (members.count > 20 ? ", … (\(members.count) in all)" : "")
+        let shown =
+            members.prefix(20).joined(separator: ", ") + (members.count > 20 ? ", … (\(members.count) in all)" : "")
         return "the record has no key member; its members are: \(shown)"
     }
 
     /// Zero-config records never delete: there is no mapping to say when.
-    package func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena) throws(RecordError) -> RowOutcome {
-        throw RecordError(entity: schema.name, attribute: nil, message: "an import without a mapping cannot delete records")
+    package func appendDeletion(_ tree: RecordTree, root: Int32, ordinal: Int, into arena: inout RowArena)
+        throws(RecordError) -> RowOutcome
+    {
+        throw RecordError(
+            entity: schema.name, attribute: nil, message: "an import without a mapping cannot delete records")
     }
 
     private func column(named name: ArraySlice<UInt8>) -> Int? {

@@ -54,7 +54,9 @@
     @inlinable @_spi(Machinery) public var rowCount: Int { ordinals.count }
 
     /// Approximate memory held, in bytes: what batches are bounded by.
-    @_spi(Machinery) public var byteSize: Int { bytes.count + cells.count * MemoryLayout<Cell>.stride + ordinals.count * 8 }
+    @_spi(Machinery) public var byteSize: Int {
+        bytes.count + cells.count * MemoryLayout<Cell>.stride + ordinals.count * 8
+    }
 
     /// Starts a new row of absent cells for record `ordinal`. O(columns).
     @_spi(Machinery) public mutating func beginRow(ordinal: Int) {
@@ -68,7 +70,9 @@
     @_spi(Machinery) public mutating func markDeletion() { deletions.insert(rowCount - 1) }
 
     /// Whether row `row` deletes its key. O(1).
-    @inlinable @_spi(Machinery) public func isDeletion(_ row: Int) -> Bool { !deletions.isEmpty && deletions.contains(row) }
+    @inlinable @_spi(Machinery) public func isDeletion(_ row: Int) -> Bool {
+        !deletions.isEmpty && deletions.contains(row)
+    }
 
     /// Sets `column` of the row being built.
     @_spi(Machinery) public mutating func set(_ column: Int, _ cell: Cell) {
@@ -175,8 +179,11 @@
     }
 
     /// The bytes of a `.text` or `.blob` cell, valid inside `body` only.
-    @_spi(Machinery) public func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let offset: Int32, length: Int32
+    @_spi(Machinery) public func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
+        -> R
+    {
+        let offset: Int32
+        let length: Int32
         switch cell {
         case .text(let start, let count), .blob(let start, let count): (offset, length) = (start, count)
         default: return try body(UnsafeBufferPointer(start: nil, count: 0))

@@ -9,7 +9,9 @@
 /// single quotes and any other character match themselves.
 struct DatePattern: Sendable, Equatable {
     enum Token: Sendable, Equatable {
-        case year(Int), month(Int), day, hour24, hour12, minute, second, fraction, zone, amPm, dayName
+        case year(Int)
+        case month(Int)
+        case day, hour24, hour12, minute, second, fraction, zone, amPm, dayName
         case literal(UInt8)
     }
 
@@ -59,17 +61,27 @@ struct DatePattern: Sendable, Equatable {
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    private static let monthNames = ["january", "february", "march", "april", "may", "june", "july", "august",
-                                     "september", "october", "november", "december"]
+    private static let monthNames = [
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december",
+    ]
 
     /// The moment `text` denotes, or `nil` when it does not match.
     func parse(_ text: ArraySlice<UInt8>) -> DateText.Moment? {
         let bytes = Array(text)
         var index = 0
-        var year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0, offset = 0
+        var year = 1970
+        var month = 1
+        var day = 1
+        var hour = 0
+        var minute = 0
+        var second = 0
+        var micros = 0
+        var offset = 0
         var pm: Bool?
         func digits(max: Int) -> Int? {
-            var value = 0, count = 0
+            var value = 0
+            var count = 0
             while count < max, index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
                 value = value * 10 + Int(bytes[index] - 0x30)
                 index += 1
@@ -93,18 +105,27 @@ struct DatePattern: Sendable, Equatable {
             case .month(let width):
                 if width >= 3 {
                     let word = letters()
-                    guard let found = (width == 3 ? Self.months : Self.monthNames).firstIndex(of: word)
-                        ?? Self.monthNames.firstIndex(of: word) ?? Self.months.firstIndex(of: word)
+                    guard
+                        let found = (width == 3 ? Self.months : Self.monthNames).firstIndex(of: word)
+                            ?? Self.monthNames.firstIndex(of: word) ?? Self.months.firstIndex(of: word)
                     else { return nil }
                     month = found + 1
                 } else {
                     guard let value = digits(max: 2) else { return nil }
                     month = value
                 }
-            case .day: guard let value = digits(max: 2) else { return nil }; day = value
-            case .hour24, .hour12: guard let value = digits(max: 2) else { return nil }; hour = value
-            case .minute: guard let value = digits(max: 2) else { return nil }; minute = value
-            case .second: guard let value = digits(max: 2) else { return nil }; second = value
+            case .day:
+                guard let value = digits(max: 2) else { return nil }
+                day = value
+            case .hour24, .hour12:
+                guard let value = digits(max: 2) else { return nil }
+                hour = value
+            case .minute:
+                guard let value = digits(max: 2) else { return nil }
+                minute = value
+            case .second:
+                guard let value = digits(max: 2) else { return nil }
+                second = value
             case .fraction:
                 var count = 0
                 while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
@@ -143,7 +164,8 @@ struct DatePattern: Sendable, Equatable {
             guard (1...12).contains(hour) else { return nil }
             hour = hour % 12 + (pm ? 12 : 0)
         }
-        guard (1...12).contains(month), day >= 1, day <= DateText.daysIn(month: month, year: year), hour < 24, minute < 60,
+        guard (1...12).contains(month), day >= 1, day <= DateText.daysIn(month: month, year: year), hour < 24,
+            minute < 60,
             second < 61
         else { return nil }
         let days = Int64(DateText.daysFromCivil(year: year, month: month, day: day))

@@ -33,7 +33,11 @@ enum DateText {
         guard let year = number(4), skip(UInt8(ascii: "-")), let month = number(2), skip(UInt8(ascii: "-")),
             let day = number(2), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
-        var hour = 0, minute = 0, second = 0, micros = 0, offsetSeconds = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
+        var micros = 0
+        var offsetSeconds = 0
         if index < bytes.count && (bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ")) {
             index += 1
             guard let h = number(2), skip(UInt8(ascii: ":")), let m = number(2), h < 24, m < 60 else { return nil }
@@ -81,9 +85,12 @@ enum DateText {
     /// calling `body` for anything else, which ``parseISO(_:)`` then decides.
     /// O(1), no allocation: most dumps write their dates this way, and this
     /// runs for every date of every record.
-    static func withPlainUTC<Text: RandomAccessCollection<UInt8>, R>(_ text: Text, _ body: (UnsafeRawBufferPointer) -> R) -> R?
+    static func withPlainUTC<Text: RandomAccessCollection<UInt8>, R>(
+        _ text: Text, _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R?
     where Text.Index == Int {
-        guard text.count == 19 || (text.count == 20 && (text.last == UInt8(ascii: "Z") || text.last == UInt8(ascii: "z")))
+        guard
+            text.count == 19 || (text.count == 20 && (text.last == UInt8(ascii: "Z") || text.last == UInt8(ascii: "z")))
         else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { stored -> R? in
             let start = text.startIndex

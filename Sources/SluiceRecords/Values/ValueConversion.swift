@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why a source value could not become its attribute's type.
@@ -46,7 +46,9 @@ enum ValueConversion {
         }
         switch kind {
         case .object, .array:
-            return .failure(ConversionProblem(description: "expected a \(type.rawValue), found a JSON \(kind == .object ? "object" : "array")"))
+            return .failure(
+                ConversionProblem(
+                    description: "expected a \(type.rawValue), found a JSON \(kind == .object ? "object" : "array")"))
         case .true, .false:
             let value = kind == .true
             switch type {
@@ -66,7 +68,8 @@ enum ValueConversion {
     /// ``generalCell(_:_:_:into:)`` converts (with the same result);
     /// ``cell(_:_:_:into:)`` tries this first. No slice of the value is made:
     /// most values of most dumps take this path.
-    static func plainCell(_ tree: RecordTree, _ node: Int32, _ type: AttributeType, into arena: inout RowArena) -> Cell? {
+    static func plainCell(_ tree: RecordTree, _ node: Int32, _ type: AttributeType, into arena: inout RowArena) -> Cell?
+    {
         let kind = tree.nodes[Int(node)].kind
         switch (kind, type) {
         case (.null, _): return .null
@@ -76,7 +79,8 @@ enum ValueConversion {
             return tree.withValueBytes(node) { arena.text($0) }
         case (.number, .integer): return tree.withValueBytes(node) { integer($0).map(Cell.integer) }
         case (.number, .double), (.number, .float): return tree.withValueBytes(node) { shortDecimal($0).map(Cell.real) }
-        case (.string, .date): return tree.withValueBytes(node) { bytes in DateText.withPlainUTC(bytes) { arena.text($0) } }
+        case (.string, .date):
+            return tree.withValueBytes(node) { bytes in DateText.withPlainUTC(bytes) { arena.text($0) } }
         default: return nil
         }
     }
@@ -118,7 +122,8 @@ enum ValueConversion {
             if isNumber || isEpochText(bare) {
                 return .failure(problem("a date as epoch \(epochUnit(bare, rule).rawValue) from year 0 to 9999", text))
             }
-            return .failure(problem(rule.patterns.isEmpty ? "an ISO-8601 date" : "a date as \(rule.patterns.map(\.text))", text))
+            return .failure(
+                problem(rule.patterns.isEmpty ? "an ISO-8601 date" : "a date as \(rule.patterns.map(\.text))", text))
         }
     }
 
@@ -190,7 +195,8 @@ enum ValueConversion {
         while index < text.endIndex, text[index] >= 0x30, text[index] <= 0x39 {
             let digit = Int64(text[index] - 0x30)
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            let (next, overflow2) =
+                negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
             guard !overflow1, !overflow2 else { return nil }
             value = next
             digits += 1
@@ -278,7 +284,9 @@ enum ValueConversion {
     static func double(_ text: ArraySlice<UInt8>) -> Double? {
         if let value = shortDecimal(text) { return value }
         guard !text.isEmpty, text.count < 400,
-            text.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45 })
+            text.allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45
+            })
         else { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer -> Double? in
             for (offset, byte) in text.enumerated() { buffer[offset] = CChar(bitPattern: byte) }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSluicePQ
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One libpq connection with the few calls the store needs: statements with
 /// text parameters, `COPY … FROM STDIN`, and a cancel that another thread
@@ -34,11 +35,14 @@ final class PostgresConnection {
         }
         handle = connection
         let host = String(cString: PQhost(connection))
-        name = "postgresql://\(String(cString: PQuser(connection)))@"
+        name =
+            "postgresql://\(String(cString: PQuser(connection)))@"
             + "\(host.hasPrefix("/") ? "[\(host)]" : host):\(String(cString: PQport(connection)))/\(String(cString: PQdb(connection)))"
         canceller = PQgetCancel(connection)
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        try execute("SET TIME ZONE 'UTC'; SET client_encoding TO 'UTF8'; SET client_min_messages TO warning", "setting up the session")
+        try execute(
+            "SET TIME ZONE 'UTC'; SET client_encoding TO 'UTF8'; SET client_min_messages TO warning",
+            "setting up the session")
     }
 
     /// Makes this session's commits return before their WAL reaches the
@@ -100,7 +104,8 @@ final class PostgresConnection {
     /// Rolls the unit ``begin(_:)`` started back; errors are ignored (the
     /// connection may be gone).
     func rollback() {
-        _ = try? execute(isDryRun ? "ROLLBACK TO SAVEPOINT sluice_unit; RELEASE SAVEPOINT sluice_unit" : "ROLLBACK", "rolling back")
+        _ = try? execute(
+            isDryRun ? "ROLLBACK TO SAVEPOINT sluice_unit; RELEASE SAVEPOINT sluice_unit" : "ROLLBACK", "rolling back")
     }
 
     deinit { close() }
@@ -149,13 +154,19 @@ final class PostgresConnection {
 
     /// Runs `COPY … FROM STDIN` statement `sql` and sends it the bytes
     /// `body` writes into the ``CopyBuffer`` it is given.
-    func copy(_ sql: String, _ action: String, _ body: (inout CopyBuffer) throws(StoreError) -> Void) throws(StoreError) {
+    func copy(_ sql: String, _ action: String, _ body: (inout CopyBuffer) throws(StoreError) -> Void) throws(StoreError)
+    {
         guard let handle else { throw closedError(action, sql) }
         let started = PostgresResult(PQexec(handle, sql))
-        guard started.status == PGRES_COPY_IN else { _ = try check(started, action, sql); return }
-        var buffer = CopyBuffer { bytes in bytes.withUnsafeBufferPointer { raw in
-            raw.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) == 1 }
-        } }
+        guard started.status == PGRES_COPY_IN else {
+            _ = try check(started, action, sql)
+            return
+        }
+        var buffer = CopyBuffer { bytes in
+            bytes.withUnsafeBufferPointer { raw in
+                raw.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) == 1 }
+            }
+        }
         var failure: StoreError?
         do throws(StoreError) {
             try body(&buffer)
@@ -168,7 +179,9 @@ final class PostgresConnection {
         // connection takes the next statement.
         var outcome: StoreError?
         while let next = PQgetResult(handle) {
-            do throws(StoreError) { _ = try check(PostgresResult(next), action, sql) } catch { outcome = outcome ?? error }
+            do throws(StoreError) { _ = try check(PostgresResult(next), action, sql) } catch {
+                outcome = outcome ?? error
+            }
         }
         if let failure { throw failure }
         if let outcome { throw outcome }
@@ -199,7 +212,8 @@ final class PostgresConnection {
     private func connectionError(_ action: String, _ sql: String) -> StoreError {
         let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "the connection is closed"
         return StoreError(
-            path: name, action: action, message: message.isEmpty ? "the connection failed" : message, cause: .connection,
+            path: name, action: action, message: message.isEmpty ? "the connection failed" : message,
+            cause: .connection,
             sql: sql)
     }
 
@@ -224,7 +238,8 @@ final class PostgresConnection {
         {
             text.replaceSubrange(colon..<at, with: ":***")
         }
-        return text.split(separator: " ").map { $0.hasPrefix("password=") ? "password=***" : String($0) }.joined(separator: " ")
+        return text.split(separator: " ").map { $0.hasPrefix("password=") ? "password=***" : String($0) }.joined(
+            separator: " ")
     }
 }
 

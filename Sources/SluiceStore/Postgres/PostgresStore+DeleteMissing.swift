@@ -22,7 +22,9 @@ extension PostgresStore {
     /// its columns of the key's types and its primary key the key.
     private func ensureSeenTable(_ schema: TableSchema) throws(StoreError) {
         let columns = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
-        let definitions = schema.keyColumns.map { "\(pgQuoted(schema.columns[$0].name)) \(PostgresType(schema.columns[$0].type).sql)" }
+        let definitions = schema.keyColumns.map {
+            "\(pgQuoted(schema.columns[$0].name)) \(PostgresType(schema.columns[$0].type).sql)"
+        }
         try withSchemaLock("creating the seen-keys table of \(pgQuoted(schema.name))") { () throws(StoreError) in
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS \(pgQuoted(Self.seenTable(schema.name))) (\(definitions.joined(separator: ", ")), "
@@ -44,9 +46,12 @@ extension PostgresStore {
 
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
         let seen = pgQuoted(Self.seenTable(schema.name))
-        let exists = try connection.strings("SELECT to_regclass($1) IS NOT NULL", "looking for the seen keys of \(pgQuoted(schema.name))", [seen])
+        let exists = try connection.strings(
+            "SELECT to_regclass($1) IS NOT NULL", "looking for the seen keys of \(pgQuoted(schema.name))", [seen])
         guard exists.first == "t" else { return false }
-        return try connection.strings("SELECT EXISTS (SELECT 1 FROM \(seen))", "looking for the seen keys of \(pgQuoted(schema.name))").first == "t"
+        return try connection.strings(
+            "SELECT EXISTS (SELECT 1 FROM \(seen))", "looking for the seen keys of \(pgQuoted(schema.name))"
+        ).first == "t"
     }
 
     /// The condition on `schema`'s rows (as `t`) that the sweep deletes
@@ -55,7 +60,9 @@ extension PostgresStore {
     private func unseen(_ schema: TableSchema) -> (condition: String, arguments: [String?]) {
         let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
         let seen = pgQuoted(Self.seenTable(schema.name))
-        var conditions = ["NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(keys.map { "s.\($0) = t.\($0)" }.joined(separator: " AND ")))"]
+        var conditions = [
+            "NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(keys.map { "s.\($0) = t.\($0)" }.joined(separator: " AND ")))"
+        ]
         var arguments: [String?] = []
         for (column, test) in schema.deleteScope {
             let value = "t.\(pgQuoted(schema.columns[column].name))"
@@ -64,17 +71,20 @@ extension PostgresStore {
             switch test {
             case .exists(let present): conditions.append("\(value) IS \(present ? "NOT " : "")NULL")
             case .oneOf(let values):
-                conditions.append("\(text) IN (\(values.indices.map { "$\(arguments.count + $0 + 1)" }.joined(separator: ", ")))")
+                conditions.append(
+                    "\(text) IN (\(values.indices.map { "$\(arguments.count + $0 + 1)" }.joined(separator: ", ")))")
                 arguments += values
             case .noneOf(let values):
                 conditions.append(
-                    "(\(value) IS NULL OR \(text) NOT IN (\(values.indices.map { "$\(arguments.count + $0 + 1)" }.joined(separator: ", "))))")
+                    "(\(value) IS NULL OR \(text) NOT IN (\(values.indices.map { "$\(arguments.count + $0 + 1)" }.joined(separator: ", "))))"
+                )
                 arguments += values
             }
         }
         if let parent = schema.deleteScopeParent {
             conditions.append(
-                "t.\(pgQuoted(schema.columns[parent.column].name)) IN (SELECT \(pgQuoted(parent.targetKey)) FROM \(pgQuoted(Self.seenTable(parent.targetTable))))")
+                "t.\(pgQuoted(schema.columns[parent.column].name)) IN (SELECT \(pgQuoted(parent.targetKey)) FROM \(pgQuoted(Self.seenTable(parent.targetTable))))"
+            )
         }
         return (conditions.joined(separator: " AND "), arguments)
     }
@@ -85,7 +95,9 @@ extension PostgresStore {
     /// beyond a reader's.
     package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
         try ensureSeenTable(schema)
-        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema { try ensureSeenTable(target) }
+        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
+            try ensureSeenTable(target)
+        }
         let table = pgQuoted(schema.name)
         let (condition, arguments) = unseen(schema)
         let result = try connection.execute(
@@ -96,17 +108,23 @@ extension PostgresStore {
 
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema]) throws(StoreError) -> Int {
         try ensureSeenTable(schema)
-        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema { try ensureSeenTable(target) }
+        if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
+            try ensureSeenTable(target)
+        }
         let table = pgQuoted(schema.name)
         let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
         let (conditions, arguments) = unseen(schema)
         let sourceLinks = links.filter { $0.sourceTable == schema.name }
-        var parts = ["gone AS (DELETE FROM \(table) t WHERE \(conditions) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"]
+        var parts = [
+            "gone AS (DELETE FROM \(table) t WHERE \(conditions) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"
+        ]
         for (index, link) in sourceLinks.enumerated() {
-            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(separator: " AND ")
+            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(
+                separator: " AND ")
             parts.append("l\(index) AS (DELETE FROM \(pgQuoted(link.name)) l USING gone g WHERE \(match) RETURNING 1)")
         }
-        let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" }).joined(separator: ", ")
+        let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" })
+            .joined(separator: ", ")
         let action = "deleting missing rows of \(table)"
         if shouldAbort?() == true {
             throw StoreError(path: name, action: action, message: "cancelled", cause: .interrupted)
@@ -114,7 +132,9 @@ extension PostgresStore {
         // One statement is one transaction: a kill leaves every row, and
         // the resumed run sweeps again with the same seen keys.
         let result = try connection.execute("WITH \(parts.joined(separator: ", ")) SELECT \(counts)", action, arguments)
-        for (index, link) in sourceLinks.enumerated() { sideWrites.linksRemoved[link.name, default: 0] += result.int(0, index + 1) }
+        for (index, link) in sourceLinks.enumerated() {
+            sideWrites.linksRemoved[link.name, default: 0] += result.int(0, index + 1)
+        }
         return result.int(0, 0)
     }
 
@@ -126,7 +146,8 @@ extension PostgresStore {
                 let seen = pgQuoted(Self.seenTable(name))
                 try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
             }
-            try connection.execute("UPDATE _sluice_runs SET swept = true WHERE id = $1", "recording the sweep", [String(id)])
+            try connection.execute(
+                "UPDATE _sluice_runs SET swept = true WHERE id = $1", "recording the sweep", [String(id)])
             try connection.commit("ending the sweeps")
         } catch {
             connection.rollback()

@@ -15,7 +15,9 @@ extension PostgresStore {
         CREATE TABLE IF NOT EXISTS _sluice_runs (
           id bigint PRIMARY KEY, started timestamptz NOT NULL, finished timestamptz, status text NOT NULL,
           inputs text NOT NULL, records bigint, counts text, error text, backend integer);
-        """ + ledgerAdditions.map { "ALTER TABLE _sluice_runs ADD COLUMN IF NOT EXISTS \($0.name) \($0.definition)" }.joined(separator: ";\n")
+        """
+        + ledgerAdditions.map { "ALTER TABLE _sluice_runs ADD COLUMN IF NOT EXISTS \($0.name) \($0.definition)" }
+        .joined(separator: ";\n")
     /// Columns later versions added to the ledger, added to an older one
     /// when a run begins: each with its type and what it reads as in a
     /// ledger that lacks it. The options a resume must repeat, whether the
@@ -26,7 +28,9 @@ extension PostgresStore {
         ("options", "text", absent: "NULL"), ("swept", "boolean NOT NULL DEFAULT false", "false"),
         ("backend_start", "timestamptz", "NULL::timestamptz"), ("resume_command", "text", "NULL"),
     ]
-    private static func time(_ column: String) -> String { "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')" }
+    private static func time(_ column: String) -> String {
+        "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')"
+    }
 
     /// Whether the server session of ledger row `r` (its `backend` pid, and
     /// `backendStart`, an expression for when it started) still exists: a
@@ -74,7 +78,8 @@ extension PostgresStore {
     package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
         guard let columns = try Self.runColumns(connection) else { return nil }
         let result = try connection.execute(
-            "SELECT \(columns) FROM _sluice_runs r WHERE inputs = $1 ORDER BY id DESC LIMIT 1", "reading the run ledger",
+            "SELECT \(columns) FROM _sluice_runs r WHERE inputs = $1 ORDER BY id DESC LIMIT 1",
+            "reading the run ledger",
             [inputs.joined(separator: "\n")])
         return Self.runs(result).first
     }
@@ -85,14 +90,17 @@ extension PostgresStore {
     /// A run recorded as running whose server session is gone reads as
     /// `interrupted`.
     private static func runColumns(_ connection: PostgresConnection) throws(StoreError) -> String? {
-        let present = Set(try connection.strings(
-            "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('_sluice_runs') AND attnum > 0 AND NOT attisdropped",
-            "reading the run ledger").compactMap { $0 })
+        let present = Set(
+            try connection.strings(
+                "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('_sluice_runs') AND attnum > 0 AND NOT attisdropped",
+                "reading the run ledger"
+            ).compactMap { $0 })
         guard !present.isEmpty else { return nil }
         let column = { (name: String) -> String in
             present.contains(name) ? "r.\(name)" : ledgerAdditions.first { $0.name == name }?.absent ?? "NULL"
         }
-        let shown = "CASE WHEN status = 'running' AND NOT \(sessionAlive(backendStart: column("backend_start"))) THEN 'interrupted' ELSE status END"
+        let shown =
+            "CASE WHEN status = 'running' AND NOT \(sessionAlive(backendStart: column("backend_start"))) THEN 'interrupted' ELSE status END"
         return "id, \(time("started")), \(time("finished")), \(shown), inputs, records, counts, error, "
             + "\(column("options")), \(column("swept")), \(column("resume_command"))"
     }
@@ -101,13 +109,18 @@ extension PostgresStore {
     private static func runs(_ result: PostgresResult) -> [RunRecord] {
         (0..<result.rowCount).map { row in
             RunRecord(
-                id: Int64(result.int(row, 0)), started: result.value(row, 1) ?? "", finished: result.value(row, 2), status: result.value(row, 3) ?? "",
-                inputs: result.value(row, 4) ?? "", records: result.value(row, 5).flatMap { Int($0) }, counts: result.value(row, 6),
-                error: result.value(row, 7), options: result.value(row, 8), swept: result.value(row, 9) == "t", resumeCommand: result.value(row, 10))
+                id: Int64(result.int(row, 0)), started: result.value(row, 1) ?? "", finished: result.value(row, 2),
+                status: result.value(row, 3) ?? "",
+                inputs: result.value(row, 4) ?? "", records: result.value(row, 5).flatMap { Int($0) },
+                counts: result.value(row, 6),
+                error: result.value(row, 7), options: result.value(row, 8), swept: result.value(row, 9) == "t",
+                resumeCommand: result.value(row, 10))
         }
     }
 
-    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
+    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?)
+        throws(StoreError)
+    {
         try forgetOldRuns()
         try connection.commitDurably(
             "UPDATE _sluice_runs SET finished = clock_timestamp(), status = $1, records = $2, counts = $3, error = $4 WHERE id = $5",
@@ -131,12 +144,15 @@ extension PostgresStore {
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
         }
         if let columns = try runColumns(connection) {
-            status.runs = runs(try connection.execute("SELECT \(columns) FROM _sluice_runs r ORDER BY id DESC", "reading the ledger"))
+            status.runs = runs(
+                try connection.execute("SELECT \(columns) FROM _sluice_runs r ORDER BY id DESC", "reading the ledger"))
         }
         if try exists("_sluice_checkpoints") {
-            let checkpoints = try connection.execute("SELECT input, records, bytes FROM _sluice_checkpoints ORDER BY input", "reading checkpoints")
+            let checkpoints = try connection.execute(
+                "SELECT input, records, bytes FROM _sluice_checkpoints ORDER BY input", "reading checkpoints")
             for row in 0..<checkpoints.rowCount {
-                status.checkpoints.append((checkpoints.value(row, 0) ?? "", checkpoints.int(row, 1), Int64(checkpoints.int(row, 2))))
+                status.checkpoints.append(
+                    (checkpoints.value(row, 0) ?? "", checkpoints.int(row, 1), Int64(checkpoints.int(row, 2))))
             }
         }
         return status
@@ -150,7 +166,9 @@ extension PostgresStore {
 
     package func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
         let target = pgQuoted(link.targetColumn.name)
-        let targets = link.choices.isEmpty ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
+        let targets =
+            link.choices.isEmpty
+            ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
         var total = 0
         for (value, table, key) in targets {
             let which = value.isEmpty ? "" : "WHERE l.\(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral(value)) "
@@ -165,7 +183,9 @@ extension PostgresStore {
 
     /// Rows of `schema` whose reference names a key with no target row, per
     /// reference. One scan of the table per reference.
-    static func danglingReferences(of schema: TableSchema, _ connection: PostgresConnection) throws(StoreError) -> [DanglingCount] {
+    static func danglingReferences(of schema: TableSchema, _ connection: PostgresConnection) throws(StoreError)
+        -> [DanglingCount]
+    {
         var result: [DanglingCount] = []
         for reference in schema.references {
             let column = pgQuoted(schema.columns[reference.column].name)
@@ -173,7 +193,10 @@ extension PostgresStore {
                 "SELECT count(*) FROM \(pgQuoted(schema.name)) s WHERE s.\(column) IS NOT NULL AND NOT EXISTS "
                     + "(SELECT 1 FROM \(pgQuoted(reference.targetTable)) t WHERE t.\(pgQuoted(reference.targetKey)) = s.\(column))",
                 "counting dangling references of \(pgQuoted(schema.name))")
-            result.append(DanglingCount(name: "\(schema.name).\(reference.name)", count: Int(count.first.flatMap { $0 } ?? "") ?? 0, policy: reference.missing))
+            result.append(
+                DanglingCount(
+                    name: "\(schema.name).\(reference.name)", count: Int(count.first.flatMap { $0 } ?? "") ?? 0,
+                    policy: reference.missing))
         }
         return result
     }

@@ -27,7 +27,8 @@ extension PostgresStore {
         let names = columns.map { pgQuoted($0.name) }
         let staged = columns.enumerated().map { $0.element.type.fromStaging("n.c\($0.offset)") }
         let sourceMatch = { (left: String, right: String) -> String in
-            (0..<width).map { "\(left).\(names[$0]) = \(columns[$0].type.fromStaging("\(right).c\($0)"))" }.joined(separator: " AND ")
+            (0..<width).map { "\(left).\(names[$0]) = \(columns[$0].type.fromStaging("\(right).c\($0)"))" }.joined(
+                separator: " AND ")
         }
         let stands = standingCondition(link, columns, "u")
         let action = "linking \(table)"
@@ -46,7 +47,8 @@ extension PostgresStore {
         }
         if link.rule == .replaceAndDelete {
             try connection.execute(
-                "INSERT INTO \(stage.before) " + storedOfSources((0...width).map { "x.\(names[$0])" }.joined(separator: ", ")),
+                "INSERT INTO \(stage.before) "
+                    + storedOfSources((0...width).map { "x.\(names[$0])" }.joined(separator: ", ")),
                 "reading the links of \(table)")
         }
         // Sources whose stored links differ from the batch's lose them all:
@@ -56,39 +58,54 @@ extension PostgresStore {
         let storedRows = storedOfSources(names.map { "x.\($0)" }.joined(separator: ", ")) + " AND u._unlink"
         // The batch's sources as a range of the first key column, for the
         // check below.
-        let range = "x.\(names[0]) BETWEEN (SELECT min(\(firstSource)) FROM \(stage.sources) r) AND (SELECT max(\(firstSource)) FROM \(stage.sources) r)"
-        let stagedRows = "SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n JOIN \(stage.sources) u "
+        let range =
+            "x.\(names[0]) BETWEEN (SELECT min(\(firstSource)) FROM \(stage.sources) r) AND (SELECT max(\(firstSource)) FROM \(stage.sources) r)"
+        let stagedRows =
+            "SELECT \(staged.joined(separator: ", ")) FROM \(stage.rows) n JOIN \(stage.sources) u "
             + "ON \(storedMatchStaged(width, names, columns, "u", "n")) WHERE u._unlink"
         // A batch none of whose sources has stored links within its range
         // of keys (the key-ordered apply into a table it fills; several
         // importers of disjoint key ranges) has nothing to compare: one
         // descent of the link table's key says so.
-        let follows = try connection.strings(
-            "SELECT NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(range))", "looking for stored links of the batch's sources in \(table)"
-        ).first == "t"
+        let follows =
+            try connection.strings(
+                "SELECT NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(range))",
+                "looking for stored links of the batch's sources in \(table)"
+            ).first == "t"
         if !follows {
             // Without statistics the planner takes a temporary table for
             // large and joins it to the whole link table: 200,000 events
             // took 16 s against 8 s with them.
-            try connection.execute("ANALYZE \(stage.rows), \(stage.sources)", "analysing the staged links of \(pgQuoted(link.name))")
+            try connection.execute(
+                "ANALYZE \(stage.rows), \(stage.sources)", "analysing the staged links of \(pgQuoted(link.name))")
         }
         // The changed sources' links go by the link table's key: a join let
         // the planner scan the whole table (2,000,000 events: 230 ms a batch).
-        let changedStanding = "SELECT \((0..<width).map { "c.c\($0)" }.joined(separator: ", ")) FROM changed c WHERE \(standingCondition(link, columns, "c"))"
-        let deleteChanged = width == 1
+        let changedStanding =
+            "SELECT \((0..<width).map { "c.c\($0)" }.joined(separator: ", ")) FROM changed c WHERE \(standingCondition(link, columns, "c"))"
+        let deleteChanged =
+            width == 1
             ? "DELETE FROM \(table) l WHERE l.\(names[0]) = ANY (ARRAY(\(changedStanding)))"
             : "DELETE FROM \(table) l USING (\(changedStanding)) c WHERE \((0..<width).map { "l.\(names[$0]) = c.c\($0)" }.joined(separator: " AND "))"
-        let removed = follows ? 0 : try connection.execute(
-            "WITH stored AS MATERIALIZED (\(storedRows)), staged AS MATERIALIZED (\(stagedRows)), "
-                + "changed AS (SELECT DISTINCT \((0..<width).map { "\(names[$0]) AS c\($0)" }.joined(separator: ", ")) "
-                + "FROM ((SELECT * FROM stored EXCEPT SELECT * FROM staged) UNION ALL (SELECT * FROM staged EXCEPT SELECT * FROM stored)) diff), "
-                + "d AS (\(deleteChanged) RETURNING 1) SELECT count(*) FROM d", "unlinking \(table)").int(0, 0)
+        let removed =
+            follows
+            ? 0
+            : try connection.execute(
+                "WITH stored AS MATERIALIZED (\(storedRows)), staged AS MATERIALIZED (\(stagedRows)), "
+                    + "changed AS (SELECT DISTINCT \((0..<width).map { "\(names[$0]) AS c\($0)" }.joined(separator: ", ")) "
+                    + "FROM ((SELECT * FROM stored EXCEPT SELECT * FROM staged) UNION ALL (SELECT * FROM staged EXCEPT SELECT * FROM stored)) diff), "
+                    + "d AS (\(deleteChanged) RETURNING 1) SELECT count(*) FROM d", "unlinking \(table)"
+            ).int(0, 0)
 
         // Then the rows that stand go in, unless the source keeps equal ones.
         var conditions = [stands]
-        if !follows { conditions.append("(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))") }
+        if !follows {
+            conditions.append("(NOT u._unlink OR NOT EXISTS (SELECT 1 FROM \(table) x WHERE \(sourceMatch("x", "n"))))")
+        }
         if link.storedTargetsOnly {
-            conditions.append("EXISTS (SELECT 1 FROM \(pgQuoted(link.targetTable)) t WHERE t.\(pgQuoted(link.targetKey)) = \(staged[width]))")
+            conditions.append(
+                "EXISTS (SELECT 1 FROM \(pgQuoted(link.targetTable)) t WHERE t.\(pgQuoted(link.targetKey)) = \(staged[width]))"
+            )
         }
         var parts = [
             "cand AS (SELECT \(zip(staged, names).map { "\($0) AS \($1)" }.joined(separator: ", ")) FROM \(stage.rows) n "
@@ -96,26 +113,33 @@ extension PostgresStore {
             "ins AS (INSERT INTO \(table) (\(names.joined(separator: ", "))) SELECT * FROM cand "
                 + "ORDER BY \((0..<width).map { names[$0] }.joined(separator: ", ")), \"position\" ON CONFLICT DO NOTHING RETURNING 1)",
         ]
-        let stubTargets: [(table: String, key: String, entity: String?)] = link.missing != .stub ? []
-            : link.choices.isEmpty ? [(link.targetTable, link.targetKey, nil)] : link.choices.map { ($0.table, $0.key, $0.value) }
+        let stubTargets: [(table: String, key: String, entity: String?)] =
+            link.missing != .stub
+            ? []
+            : link.choices.isEmpty
+                ? [(link.targetTable, link.targetKey, nil)] : link.choices.map { ($0.table, $0.key, $0.value) }
         for (index, target) in stubTargets.enumerated() {
             let which = target.entity.map { " AND \(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral($0))" } ?? ""
             parts.append(
                 "st\(index) AS (INSERT INTO \(pgQuoted(target.table)) (\(pgQuoted(target.key))) SELECT DISTINCT \(names[width]) FROM cand "
                     + "WHERE \(names[width]) IS NOT NULL\(which) ORDER BY 1 ON CONFLICT DO NOTHING RETURNING 1)")
         }
-        let counts = (["(SELECT count(*) FROM ins)"] + stubTargets.indices.map { "(SELECT count(*) FROM st\($0))" }).joined(separator: ", ")
+        let counts = (["(SELECT count(*) FROM ins)"] + stubTargets.indices.map { "(SELECT count(*) FROM st\($0))" })
+            .joined(separator: ", ")
         let result = try connection.execute("WITH \(parts.joined(separator: ", ")) SELECT \(counts)", action)
         sideWrites.linksRemoved[link.name, default: 0] += removed
         sideWrites.linksAdded[link.name, default: 0] += result.int(0, 0)
-        for (index, target) in stubTargets.enumerated() { sideWrites.stubs[target.table, default: 0] += result.int(0, index + 1) }
+        for (index, target) in stubTargets.enumerated() {
+            sideWrites.stubs[target.table, default: 0] += result.int(0, index + 1)
+        }
 
         if link.rule == .replaceAndDelete {
             let deleted = try connection.execute(
                 "WITH d AS (DELETE FROM \(pgQuoted(link.targetTable)) t USING \(stage.before) b WHERE t.\(pgQuoted(link.targetKey)) = b.\(names[width]) "
                     + "AND NOT EXISTS (SELECT 1 FROM \(stage.rows) n WHERE \(sourceMatch("b", "n")) "
                     + "AND \(staged[width]) = b.\(names[width])) RETURNING 1) SELECT count(*) FROM d",
-                "deleting dropped children of \(table)").int(0, 0)
+                "deleting dropped children of \(table)"
+            ).int(0, 0)
             sideWrites.childrenDeleted[link.targetTable, default: 0] += deleted
         }
     }
@@ -124,18 +148,25 @@ extension PostgresStore {
     /// table's column names (`u` of the sources table is staged too, so
     /// both sides are cast).
     private func storedMatchStaged(
-        _ width: Int, _ names: [String], _ columns: [(name: String, type: PostgresType)], _ left: String, _ right: String
+        _ width: Int, _ names: [String], _ columns: [(name: String, type: PostgresType)], _ left: String,
+        _ right: String
     ) -> String {
-        (0..<width).map { "\(columns[$0].type.fromStaging("\(left).c\($0)")) = \(columns[$0].type.fromStaging("\(right).c\($0)"))" }
-            .joined(separator: " AND ")
+        (0..<width).map {
+            "\(columns[$0].type.fromStaging("\(left).c\($0)")) = \(columns[$0].type.fromStaging("\(right).c\($0)"))"
+        }
+        .joined(separator: " AND ")
     }
 
     /// True when the link's source is still stored, for a source table this
     /// run deleted rows of by key (a record written, then deleted later in
     /// the run, keeps no links); `TRUE` otherwise.
-    private func standingCondition(_ link: LinkSchema, _ columns: [(name: String, type: PostgresType)], _ alias: String) -> String {
+    private func standingCondition(_ link: LinkSchema, _ columns: [(name: String, type: PostgresType)], _ alias: String)
+        -> String
+    {
         guard tables[link.sourceTable]?.deletedByKey == true else { return "TRUE" }
-        let match = link.sourceKeys.enumerated().map { "t.\(pgQuoted($0.element)) = \(columns[$0.offset].type.fromStaging("\(alias).c\($0.offset)"))" }
+        let match = link.sourceKeys.enumerated().map {
+            "t.\(pgQuoted($0.element)) = \(columns[$0.offset].type.fromStaging("\(alias).c\($0.offset)"))"
+        }
         return "EXISTS (SELECT 1 FROM \(pgQuoted(link.sourceTable)) t WHERE \(match.joined(separator: " AND ")))"
     }
 
@@ -143,7 +174,9 @@ extension PostgresStore {
     private func linkStage(_ link: LinkSchema) throws(StoreError) -> LinkStage {
         if let stage = linkStages[link.name] {
             if !stagedInTransaction.insert(stage.rows).inserted {
-                try connection.execute("TRUNCATE \(stage.rows), \(stage.sources), \(stage.before)", "emptying the staging of \(pgQuoted(link.name))")
+                try connection.execute(
+                    "TRUNCATE \(stage.rows), \(stage.sources), \(stage.before)",
+                    "emptying the staging of \(pgQuoted(link.name))")
             }
             return stage
         }
@@ -155,7 +188,8 @@ extension PostgresStore {
         let width = link.sourceColumns.count
         let action = "making the staging of \(pgQuoted(link.name))"
         try connection.execute(
-            "CREATE TEMP TABLE \(stage.rows) (\(columns.enumerated().map { "c\($0.offset) \($0.element.type.staging)" }.joined(separator: ", "))) \(Self.emptiedAtCommit)", action)
+            "CREATE TEMP TABLE \(stage.rows) (\(columns.enumerated().map { "c\($0.offset) \($0.element.type.staging)" }.joined(separator: ", "))) \(Self.emptiedAtCommit)",
+            action)
         try connection.execute(
             "CREATE TEMP TABLE \(stage.sources) (\((0..<width).map { "c\($0) \(columns[$0].type.staging)" }.joined(separator: ", ")), _unlink boolean NOT NULL) \(Self.emptiedAtCommit)",
             action)
@@ -169,7 +203,8 @@ extension PostgresStore {
 
     /// Copies the rows that stand and every source of the batch.
     private func copyLinks(
-        _ rows: RowArena, _ sources: [BatchRows.LinkSource], _ link: LinkSchema, _ columns: [(name: String, type: PostgresType)],
+        _ rows: RowArena, _ sources: [BatchRows.LinkSource], _ link: LinkSchema,
+        _ columns: [(name: String, type: PostgresType)],
         _ stage: LinkStage
     ) throws(StoreError) {
         let width = link.sourceColumns.count
@@ -181,11 +216,13 @@ extension PostgresStore {
                 } catch {
                     throw StoreError(
                         path: self.name, action: action,
-                        message: "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
+                        message:
+                            "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
                             + "and the value \(error.cell) is not one", code: 0)
                 }
             }
-            try connection.copy("COPY \(stage.rows) FROM STDIN (FORMAT binary)", action) { (buffer) throws(StoreError) in
+            try connection.copy("COPY \(stage.rows) FROM STDIN (FORMAT binary)", action) {
+                (buffer) throws(StoreError) in
                 for source in sources {
                     for row in source.kept {
                         buffer.beginRow(fields: columns.count)
@@ -193,7 +230,8 @@ extension PostgresStore {
                     }
                 }
             }
-            try connection.copy("COPY \(stage.sources) FROM STDIN (FORMAT binary)", action) { (buffer) throws(StoreError) in
+            try connection.copy("COPY \(stage.sources) FROM STDIN (FORMAT binary)", action) {
+                (buffer) throws(StoreError) in
                 for source in sources {
                     buffer.beginRow(fields: width + 1)
                     for column in 0..<width { try encode(&buffer, source.row, column) }

@@ -8,7 +8,9 @@ extension PostgresStore {
     /// The group number of a change file's deletions in the staging table.
     static let deletionGroup = -1
 
-    package func merge(_ rows: RowArena, _ order: [Int], into batchSchema: TableSchema) throws(StoreError) -> EntityCounts {
+    package func merge(_ rows: RowArena, _ order: [Int], into batchSchema: TableSchema) throws(StoreError)
+        -> EntityCounts
+    {
         let table = try table(for: batchSchema)
         let schema = table.schema
         let mode = schema.mode
@@ -61,7 +63,8 @@ extension PostgresStore {
     private func stageTable(_ table: Table) throws(StoreError) -> String {
         if let stage = table.stage, table.stageColumns == table.schema.columns.count {
             if !stagedInTransaction.insert(stage).inserted {
-                try connection.execute("TRUNCATE \(stage)", "emptying the staging table of \(pgQuoted(table.schema.name))")
+                try connection.execute(
+                    "TRUNCATE \(stage)", "emptying the staging table of \(pgQuoted(table.schema.name))")
             }
             return stage
         }
@@ -79,11 +82,14 @@ extension PostgresStore {
     }
 
     /// Copies the rows at `order` with their group numbers, in key order.
-    private func copyRows(_ rows: RowArena, _ order: [Int], _ groups: [Int], into stage: String, _ table: Table) throws(StoreError) {
+    private func copyRows(_ rows: RowArena, _ order: [Int], _ groups: [Int], into stage: String, _ table: Table)
+        throws(StoreError)
+    {
         let schema = table.schema
         let names = (["_group"] + schema.columns.indices.map { "c\($0)" }).joined(separator: ", ")
         let action = "copying rows into \(pgQuoted(schema.name))"
-        try connection.copy("COPY \(stage) (\(names)) FROM STDIN (FORMAT binary)", action) { (buffer) throws(StoreError) in
+        try connection.copy("COPY \(stage) (\(names)) FROM STDIN (FORMAT binary)", action) {
+            (buffer) throws(StoreError) in
             try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
                 for (position, row) in order.enumerated() {
                     buffer.beginRow(fields: schema.columns.count + 1)
@@ -94,7 +100,8 @@ extension PostgresStore {
                         } catch {
                             throw StoreError(
                                 path: name, action: action,
-                                message: "record \(rows.ordinals[row]): column \(pgQuoted(schema.columns[column].name)) is "
+                                message:
+                                    "record \(rows.ordinals[row]): column \(pgQuoted(schema.columns[column].name)) is "
                                     + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
                         }
                     }
@@ -110,8 +117,10 @@ extension PostgresStore {
 
     /// `t.k = s.ck AND …` for the key columns.
     func keyMatch(_ table: Table, _ stored: String = "t", _ staged: String = "s") -> String {
-        zip(table.schema.keyColumns, stagedKey(table, staged)).map { "\(stored).\(pgQuoted(table.schema.columns[$0].name)) = \($1)" }
-            .joined(separator: " AND ")
+        zip(table.schema.keyColumns, stagedKey(table, staged)).map {
+            "\(stored).\(pgQuoted(table.schema.columns[$0].name)) = \($1)"
+        }
+        .joined(separator: " AND ")
     }
 
     /// Inserts the group's new rows and updates its changed ones; counts
@@ -140,7 +149,8 @@ extension PostgresStore {
         if mode == .updateOnly {
             let assignments = updated.map { column in
                 "\(pgQuoted(schema.columns[column].name)) = "
-                    + (mask.contains(column) ? table.types[column].fromStaging("s.c\(column)")
+                    + (mask.contains(column)
+                        ? table.types[column].fromStaging("s.c\(column)")
                         : Self.literal(schema.columns[column].defaultValue, table.types[column].sql))
             }
             let changedRows: Int
@@ -148,14 +158,20 @@ extension PostgresStore {
                 changedRows = 0
             } else {
                 let stored = updated.map { "t.\(pgQuoted(schema.columns[$0].name))" }.joined(separator: ", ")
-                let new = updated.map { mask.contains($0) ? table.types[$0].fromStaging("s.c\($0)") : Self.literal(schema.columns[$0].defaultValue, table.types[$0].sql) }
+                let new = updated.map {
+                    mask.contains($0)
+                        ? table.types[$0].fromStaging("s.c\($0)")
+                        : Self.literal(schema.columns[$0].defaultValue, table.types[$0].sql)
+                }
                 changedRows = try connection.execute(
                     "UPDATE \(target) t SET \(assignments.joined(separator: ", ")) FROM \(stage) s WHERE s._group = \(group) AND \(keyMatch(table)) "
-                        + "AND (\(stored)) IS DISTINCT FROM (\(new.joined(separator: ", ")))", action).affected
+                        + "AND (\(stored)) IS DISTINCT FROM (\(new.joined(separator: ", ")))", action
+                ).affected
             }
             let matched = try connection.execute(
                 "SELECT count(*) FROM \(stage) s WHERE s._group = \(group) AND EXISTS (SELECT 1 FROM \(target) t WHERE \(keyMatch(table)))",
-                action).int(0, 0)
+                action
+            ).int(0, 0)
             counts.updated = changedRows
             counts.unchanged = matched - changedRows
             counts.skipped = size - matched
@@ -167,7 +183,8 @@ extension PostgresStore {
             conflict = "DO NOTHING"
         } else {
             let columns = updated.map { pgQuoted(schema.columns[$0].name) }
-            conflict = "DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) "
+            conflict =
+                "DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) "
                 + "WHERE (\(columns.map { "t.\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(columns.map { "excluded.\($0)" }.joined(separator: ", ")))"
             // Rows equal to the stored ones are left out before the upsert:
             // ON CONFLICT DO UPDATE locks a conflicting row even when its
@@ -175,9 +192,12 @@ extension PostgresStore {
             // every unchanged row (200,000 events again: 12 MB of WAL
             // against 600 kB without those locks).
             let new = updated.map {
-                mask.contains($0) ? table.types[$0].fromStaging("s.c\($0)") : Self.literal(schema.columns[$0].defaultValue, table.types[$0].sql)
+                mask.contains($0)
+                    ? table.types[$0].fromStaging("s.c\($0)")
+                    : Self.literal(schema.columns[$0].defaultValue, table.types[$0].sql)
             }
-            candidates += " AND NOT EXISTS (SELECT 1 FROM \(target) u WHERE \(keyMatch(table, "u")) "
+            candidates +=
+                " AND NOT EXISTS (SELECT 1 FROM \(target) u WHERE \(keyMatch(table, "u")) "
                 + "AND (\(columns.map { "u.\($0)" }.joined(separator: ", "))) IS NOT DISTINCT FROM (\(new.joined(separator: ", "))))"
         }
         let result = try connection.execute(
@@ -196,17 +216,24 @@ extension PostgresStore {
         let schema = table.schema
         let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
         let sourceLinks = linkSchemas.filter { $0.sourceTable == schema.name }
-        var parts = ["gone AS (DELETE FROM \(pgQuoted(schema.name)) t USING \(stage) s WHERE s._group = \(Self.deletionGroup) "
-            + "AND \(keyMatch(table)) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"]
+        var parts = [
+            "gone AS (DELETE FROM \(pgQuoted(schema.name)) t USING \(stage) s WHERE s._group = \(Self.deletionGroup) "
+                + "AND \(keyMatch(table)) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"
+        ]
         for (index, link) in sourceLinks.enumerated() {
-            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(separator: " AND ")
+            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(
+                separator: " AND ")
             parts.append("l\(index) AS (DELETE FROM \(pgQuoted(link.name)) l USING gone g WHERE \(match) RETURNING 1)")
         }
-        let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" }).joined(separator: ", ")
+        let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" })
+            .joined(separator: ", ")
         let result = try connection.execute(
-            "WITH \(parts.joined(separator: ", ")) SELECT \(counts)", "deleting rows of \(pgQuoted(schema.name)) by key")
+            "WITH \(parts.joined(separator: ", ")) SELECT \(counts)", "deleting rows of \(pgQuoted(schema.name)) by key"
+        )
         table.deletedByKey = true
-        for (index, link) in sourceLinks.enumerated() { sideWrites.linksRemoved[link.name, default: 0] += result.int(0, index + 1) }
+        for (index, link) in sourceLinks.enumerated() {
+            sideWrites.linksRemoved[link.name, default: 0] += result.int(0, index + 1)
+        }
         return result.int(0, 0)
     }
 
@@ -228,7 +255,8 @@ extension PostgresStore {
                 "INSERT INTO \(pgQuoted(reference.targetTable)) (\(pgQuoted(reference.targetKey))) "
                     + "SELECT DISTINCT \(value) FROM \(stage) s WHERE s._group <> \(Self.deletionGroup) AND s.c\(reference.column) IS NOT NULL "
                     + "ORDER BY 1 ON CONFLICT DO NOTHING",
-                "creating stubs in \(pgQuoted(reference.targetTable))").affected
+                "creating stubs in \(pgQuoted(reference.targetTable))"
+            ).affected
             sideWrites.stubs[reference.targetTable, default: 0] += created
         }
     }

@@ -14,7 +14,8 @@ extension PostgresStore {
 
     package func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]? {
         let stored = try storedColumnTypes(name)
-        return stored.isEmpty ? nil : stored.map { ColumnSchema(name: $0.name, type: PostgresType.attributeType(declared: $0.type)) }
+        return stored.isEmpty
+            ? nil : stored.map { ColumnSchema(name: $0.name, type: PostgresType.attributeType(declared: $0.type)) }
     }
 
     /// The columns of table `name` in the connection's schema and their
@@ -31,7 +32,8 @@ extension PostgresStore {
         guard name.utf8.count > pgMaximumNameBytes else { return }
         throw StoreError(
             path: self.name, action: "checking the name of \(what) \(pgQuoted(name))",
-            message: "PostgreSQL keeps names of up to \(pgMaximumNameBytes) bytes and this one has \(name.utf8.count); rename it in the mapping",
+            message:
+                "PostgreSQL keeps names of up to \(pgMaximumNameBytes) bytes and this one has \(name.utf8.count); rename it in the mapping",
             code: 0)
     }
 
@@ -52,7 +54,8 @@ extension PostgresStore {
             let known = Set(stored.map(\.name))
             for index in schema.keyColumns where !known.contains(schema.columns[index].name) {
                 throw StoreError(
-                    path: name, action: action, message: "the existing table has no column \(pgQuoted(schema.columns[index].name)) for the key",
+                    path: name, action: action,
+                    message: "the existing table has no column \(pgQuoted(schema.columns[index].name)) for the key",
                     code: 0)
             }
             let primaryKey = try self.primaryKey(of: schema.name)
@@ -66,7 +69,9 @@ extension PostgresStore {
             }
             if let migration = try alterTypes(schema, stored) { migrations.append(migration) }
             for column in schema.columns where !known.contains(column.name) {
-                try connection.execute("ALTER TABLE \(table) ADD COLUMN \(columnDefinition(column))", "adding column \(pgQuoted(column.name)) to \(table)")
+                try connection.execute(
+                    "ALTER TABLE \(table) ADD COLUMN \(columnDefinition(column))",
+                    "adding column \(pgQuoted(column.name)) to \(table)")
             }
             // ON CONFLICT needs a unique index on exactly the key.
             if primaryKey.isEmpty && !keyNames.isEmpty {
@@ -118,7 +123,9 @@ extension PostgresStore {
     /// than the mapping's (`integer` changed to `string`, say), converting
     /// each value through its text; a value that does not convert fails the
     /// run before anything is written. Returns a line saying what changed.
-    private func alterTypes(_ schema: TableSchema, _ stored: [(name: String, type: String)]) throws(StoreError) -> String? {
+    private func alterTypes(_ schema: TableSchema, _ stored: [(name: String, type: String)]) throws(StoreError)
+        -> String?
+    {
         var changes: [String] = []
         let table = pgQuoted(schema.name)
         for column in stored {
@@ -133,7 +140,8 @@ extension PostgresStore {
             changes.append("\(column.name) \(column.type) → \(type)")
         }
         guard !changes.isEmpty else { return nil }
-        return "\(schema.name): the mapping changed column types (\(changes.joined(separator: ", "))); the columns were altered"
+        return
+            "\(schema.name): the mapping changed column types (\(changes.joined(separator: ", "))); the columns were altered"
     }
 
     /// Creates a link table: source key columns, target key, position;
@@ -142,9 +150,13 @@ extension PostgresStore {
     func ensureLinkTable(_ link: LinkSchema) throws(StoreError) {
         try checkName(link.name, "link table")
         let columns = linkColumns(link)
-        let key = Array(columns[0..<link.sourceColumns.count].map(\.name))
-            + (link.ordered ? ["position"] : (link.choices.isEmpty ? [] : [LinkSchema.entityColumnName]) + [link.targetColumn.name])
-        let definitions = columns.map { "\(pgQuoted($0.name)) \($0.type.sql)" + (key.contains($0.name) ? " NOT NULL" : "") }
+        let key =
+            Array(columns[0..<link.sourceColumns.count].map(\.name))
+            + (link.ordered
+                ? ["position"] : (link.choices.isEmpty ? [] : [LinkSchema.entityColumnName]) + [link.targetColumn.name])
+        let definitions = columns.map {
+            "\(pgQuoted($0.name)) \($0.type.sql)" + (key.contains($0.name) ? " NOT NULL" : "")
+        }
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(pgQuoted(link.name)) (\(definitions.joined(separator: ", ")), "
                 + "PRIMARY KEY (\(key.map(pgQuoted).joined(separator: ", "))))",
@@ -155,7 +167,9 @@ extension PostgresStore {
     /// The columns of a link row in the order of its cells: source key,
     /// target key, position, target entity (with choices), attributes.
     func linkColumns(_ link: LinkSchema) -> [(name: String, type: PostgresType)] {
-        link.sourceColumns.map { ($0.name, PostgresType($0.type)) } + [(link.targetColumn.name, PostgresType(link.targetColumn.type)), ("position", .bigint)]
+        link.sourceColumns.map { ($0.name, PostgresType($0.type)) } + [
+            (link.targetColumn.name, PostgresType(link.targetColumn.type)), ("position", .bigint),
+        ]
             + (link.choices.isEmpty ? [] : [(LinkSchema.entityColumnName, .text)])
             + link.attributeColumns.map { ($0.name, PostgresType($0.type)) }
     }
@@ -177,9 +191,13 @@ extension PostgresStore {
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {
         var dropped = false
         try withSchemaLock("dropping the target index of \(pgQuoted(link.name))") { () throws(StoreError) in
-            guard try connection.strings("SELECT EXISTS (SELECT 1 FROM \(pgQuoted(link.name)))", "counting links").first == "f" else { return }
+            guard
+                try connection.strings("SELECT EXISTS (SELECT 1 FROM \(pgQuoted(link.name)))", "counting links").first
+                    == "f"
+            else { return }
             try connection.execute(
-                "DROP INDEX IF EXISTS \(pgQuoted(pgInternalName("_sluice_target_", link.name)))", "dropping the target index of \(pgQuoted(link.name))")
+                "DROP INDEX IF EXISTS \(pgQuoted(pgInternalName("_sluice_target_", link.name)))",
+                "dropping the target index of \(pgQuoted(link.name))")
             dropped = true
         }
         return dropped
@@ -187,6 +205,8 @@ extension PostgresStore {
 
     /// Builds the target index ``beginBulkLinks(_:)`` dropped.
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {
-        try withSchemaLock("indexing the link table \(pgQuoted(link.name))") { () throws(StoreError) in try createTargetIndex(link) }
+        try withSchemaLock("indexing the link table \(pgQuoted(link.name))") { () throws(StoreError) in
+            try createTargetIndex(link)
+        }
     }
 }

@@ -117,10 +117,14 @@ package final class PostgresStore: RowStore {
 
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
         let result = try connection.execute(
-            "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = $1", "reading the checkpoint", [input])
+            "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = $1",
+            "reading the checkpoint", [input])
         guard result.rowCount > 0 else { return nil }
-        let identity = result.value(0, 2) == nil
-            ? nil : InputIdentity(size: Int64(result.int(0, 2)), modified: Int64(result.int(0, 3)), headChecksum: Int64(result.int(0, 4)))
+        let identity =
+            result.value(0, 2) == nil
+            ? nil
+            : InputIdentity(
+                size: Int64(result.int(0, 2)), modified: Int64(result.int(0, 3)), headChecksum: Int64(result.int(0, 4)))
         return Checkpoint(input: input, records: result.int(0, 0), bytes: Int64(result.int(0, 1)), identity: identity)
     }
 
@@ -136,8 +140,11 @@ package final class PostgresStore: RowStore {
                 + "ON CONFLICT (input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
                 + "size = excluded.size, modified = excluded.modified, head_crc = excluded.head_crc",
             "saving the checkpoint",
-            [checkpoint.input, String(checkpoint.records), String(checkpoint.bytes), checkpoint.identity.map { String($0.size) },
-             checkpoint.identity.map { String($0.modified) }, checkpoint.identity.map { String($0.headChecksum) }])
+            [
+                checkpoint.input, String(checkpoint.records), String(checkpoint.bytes),
+                checkpoint.identity.map { String($0.size) },
+                checkpoint.identity.map { String($0.modified) }, checkpoint.identity.map { String($0.headChecksum) },
+            ])
     }
 
     // MARK: - Applying batches
@@ -163,7 +170,9 @@ package final class PostgresStore: RowStore {
         try connection.execute("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", "taking the schema lock")
         try ensureTable(schema)
         guard let state = tables[schema.name] else {
-            throw StoreError(path: name, action: "preparing table \(pgQuoted(schema.name))", message: "the table was not made", code: 0)
+            throw StoreError(
+                path: name, action: "preparing table \(pgQuoted(schema.name))", message: "the table was not made",
+                code: 0)
         }
         return state
     }

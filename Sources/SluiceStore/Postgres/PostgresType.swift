@@ -76,7 +76,8 @@ enum PostgresType: Equatable {
         case (.double, .real(let value)): buffer.double(value)
         case (.boolean, .integer(let value)): buffer.bool(value != 0)
         case (.boolean, .real(let value)): buffer.bool(value != 0)
-        case (.bigint, .text(let offset, let length)), (.double, .text(let offset, let length)), (.boolean, .text(let offset, let length)):
+        case (.bigint, .text(let offset, let length)), (.double, .text(let offset, let length)),
+            (.boolean, .text(let offset, let length)):
             let text = String(decoding: Self.slice(bytes, offset, length), as: UTF8.self)
             switch self {
             case .bigint:
@@ -86,7 +87,9 @@ enum PostgresType: Equatable {
                 guard let value = Double(text) else { throw CellMismatch(cell: text) }
                 buffer.double(value)
             default:
-                guard let value = ["true": true, "false": false, "1": true, "0": false][text.lowercased()] else { throw CellMismatch(cell: text) }
+                guard let value = ["true": true, "false": false, "1": true, "0": false][text.lowercased()] else {
+                    throw CellMismatch(cell: text)
+                }
                 buffer.bool(value)
             }
         case (.jsonb, .text(let offset, let length)), (.jsonb, .blob(let offset, let length)):
@@ -107,7 +110,9 @@ enum PostgresType: Equatable {
         return "\(value)"
     }
 
-    private static func slice(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int32, _ length: Int32) -> UnsafeBufferPointer<UInt8> {
+    private static func slice(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int32, _ length: Int32)
+        -> UnsafeBufferPointer<UInt8>
+    {
         UnsafeBufferPointer(rebasing: bytes[Int(offset)..<Int(offset + length)])
     }
 }
@@ -141,7 +146,9 @@ func pgInternalName(_ base: String, _ name: String) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
     var prefix = ""
-    for character in full where prefix.utf8.count + character.utf8.count <= pgMaximumNameBytes - 17 { prefix.append(character) }
+    for character in full where prefix.utf8.count + character.utf8.count <= pgMaximumNameBytes - 17 {
+        prefix.append(character)
+    }
     let digits = String(hash, radix: 16)
     return prefix + "_" + String(repeating: "0", count: 16 - digits.count) + digits
 }

@@ -1,5 +1,5 @@
-@_spi(Machinery) import SluiceRecords
 import CSluiceSQLite3
+@_spi(Machinery) import SluiceRecords
 
 /// One SQLite connection with the few helpers the store needs. Not
 /// thread-safe: one thread at a time.
@@ -25,7 +25,11 @@ final class SQLiteConnection {
             flags |= SQLITE_OPEN_URI
             let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
             let hex = Array("0123456789ABCDEF")
-            name = "file:" + path.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%\(hex[Int($0 >> 4)])\(hex[Int($0 & 15)])" }.joined()
+            name =
+                "file:"
+                + path.utf8.map {
+                    unreserved.contains($0) ? String(UnicodeScalar($0)) : "%\(hex[Int($0 >> 4)])\(hex[Int($0 & 15)])"
+                }.joined()
                 + "?immutable=1"
         }
         let code = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
@@ -64,7 +68,8 @@ final class SQLiteConnection {
         guard isDryRun else { return try execute("BEGIN IMMEDIATE", action) }
         guard let handle, sqlite3_get_autocommit(handle) == 0 else {
             throw StoreError(
-                path: path, action: action, message: "the dry run's transaction was rolled back", sqliteCode: SQLITE_ABORT)
+                path: path, action: action, message: "the dry run's transaction was rolled back",
+                sqliteCode: SQLITE_ABORT)
         }
         try execute("SAVEPOINT sluice_unit", action)
     }

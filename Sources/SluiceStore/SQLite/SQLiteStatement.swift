@@ -36,7 +36,9 @@ final class SQLiteStatement {
     func rewind() { sqlite3_reset(handle) }
 
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
-    func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, sluice_sqlite_transient()) }
+    func bind(_ index: Int32, _ value: String) {
+        sqlite3_bind_text(handle, index, value, -1, sluice_sqlite_transient())
+    }
     /// Binds `value`, or NULL for nil.
     func bind(_ index: Int32, _ value: String?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }

@@ -26,11 +26,15 @@ extension SQLiteStore {
     /// O(links), one index probe per distinct target.
     package func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
         let target = quoted(link.targetColumn.name)
-        let targets = link.choices.isEmpty
+        let targets =
+            link.choices.isEmpty
             ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
         var total = 0
         for (value, table, key) in targets {
-            let which = value.isEmpty ? "" : "WHERE l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' "
+            let which =
+                value.isEmpty
+                ? ""
+                : "WHERE l.\(quoted(LinkSchema.entityColumnName)) = '\(value.replacingOccurrences(of: "'", with: "''"))' "
             // Grouped on the target index: one probe per distinct target
             // rather than per link (5,000,000 links to 30 tags: 0.89 → 0.38 s).
             let count = try connection.strings(
@@ -55,7 +59,10 @@ extension SQLiteConnection {
                 "SELECT count(*) FROM \(quoted(schema.name)) s WHERE s.\(column) IS NOT NULL AND NOT EXISTS "
                     + "(SELECT 1 FROM \(quoted(reference.targetTable)) t WHERE t.\(quoted(reference.targetKey)) = s.\(column))",
                 column: 0, "counting dangling references")
-            result.append(DanglingCount(name: "\(schema.name).\(reference.name)", count: Int(count.first ?? "") ?? 0, policy: reference.missing))
+            result.append(
+                DanglingCount(
+                    name: "\(schema.name).\(reference.name)", count: Int(count.first ?? "") ?? 0,
+                    policy: reference.missing))
         }
         return result
     }

@@ -34,7 +34,9 @@ extension SQLiteStore {
     /// its columns of the key's types.
     private func ensureSeenTable(_ schema: TableSchema) throws(StoreError) {
         let columns = schema.keyColumns.map { quoted(schema.columns[$0].name) }
-        let definitions = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) \(schema.columns[$0].type.sqlType)" }
+        let definitions = schema.keyColumns.map {
+            "\(quoted(schema.columns[$0].name)) \(schema.columns[$0].type.sqlType)"
+        }
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(quoted(Self.seenTable(schema.name))) (\(definitions.joined(separator: ", ")), "
                 + "PRIMARY KEY (\(columns.joined(separator: ", ")))) WITHOUT ROWID",
@@ -74,7 +76,8 @@ extension SQLiteStore {
     /// of `schema`'s entity as seen.
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
         let exists = try connection.strings(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.seenTable(schema.name)))", column: 0,
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.seenTable(schema.name)))",
+            column: 0,
             "looking for the seen keys of \(quoted(schema.name))")
         guard exists.first == "1" else { return false }
         let any = try connection.strings(
@@ -102,7 +105,9 @@ extension SQLiteStore {
         var lower = Int64.min
         while true {
             if shouldAbort?() == true {
-                throw StoreError(path: connection.path, action: "deleting missing rows of \(quoted(schema.name))", message: "cancelled", sqliteCode: SQLITE_INTERRUPT)
+                throw StoreError(
+                    path: connection.path, action: "deleting missing rows of \(quoted(schema.name))",
+                    message: "cancelled", sqliteCode: SQLITE_INTERRUPT)
             }
             try connection.begin("starting delete-missing of \(quoted(schema.name))")
             do throws(StoreError) {
@@ -130,7 +135,8 @@ extension SQLiteStore {
         let table = quoted(schema.name)
         let action = "counting the missing rows of \(table)"
         let count = try SQLiteStatement(
-            connection, "SELECT (SELECT count(*) FROM \(table) WHERE \(condition)), (SELECT count(*) FROM \(table))", action)
+            connection, "SELECT (SELECT count(*) FROM \(table) WHERE \(condition)), (SELECT count(*) FROM \(table))",
+            action)
         for (index, argument) in arguments.enumerated() { count.bind(Int32(index + 1), argument) }
         guard try count.step(action) else { return MissingRows(missing: 0, stored: 0) }
         return MissingRows(missing: Int(count.int64(0)), stored: Int(count.int64(1)))
@@ -180,7 +186,9 @@ struct SweepStatements {
         let keys = schema.keyColumns.map { quoted(schema.columns[$0].name) }
         let swept = quoted("_sluice_swept")
         try connection.execute("DROP TABLE IF EXISTS temp.\(swept)", "clearing the swept keys")
-        let keyDefinitions = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) \(schema.columns[$0].type.sqlType)" }
+        let keyDefinitions = schema.keyColumns.map {
+            "\(quoted(schema.columns[$0].name)) \(schema.columns[$0].type.sqlType)"
+        }
         try connection.execute(
             "CREATE TEMP TABLE \(swept) (rid INTEGER PRIMARY KEY, \(keyDefinitions.joined(separator: ", ")))",
             "creating the swept keys table")
@@ -189,17 +197,23 @@ struct SweepStatements {
         self.arguments = arguments
         let action = "preparing delete-missing of \(table)"
         chunkEnd = try SQLiteStatement(
-            connection, "SELECT rowid FROM \(table) WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)", action)
-        unseenRows = "SELECT rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) FROM \(table) "
+            connection,
+            "SELECT rowid FROM \(table) WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)",
+            action)
+        unseenRows =
+            "SELECT rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) FROM \(table) "
             + "WHERE rowid BETWEEN ?1 AND ?2 AND \(conditions)"
         gather = try SQLiteStatement(connection, "INSERT INTO \(swept) " + unseenRows, action)
-        delete = try SQLiteStatement(connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
+        delete = try SQLiteStatement(
+            connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
         linkNames = links.filter { $0.sourceTable == schema.name }.map(\.name)
         deleteLinks = try links.filter { $0.sourceTable == schema.name }.map { (link) throws(StoreError) in
             let columns = link.sourceColumns.map { quoted($0.name) }
             let sources = columns.count == 1 ? columns[0] : "(\(columns.joined(separator: ", ")))"
             return try SQLiteStatement(
-                connection, "DELETE FROM \(quoted(link.name)) WHERE \(sources) IN (SELECT \(keys.joined(separator: ", ")) FROM \(swept))", action)
+                connection,
+                "DELETE FROM \(quoted(link.name)) WHERE \(sources) IN (SELECT \(keys.joined(separator: ", ")) FROM \(swept))",
+                action)
         }
         clear = try SQLiteStatement(connection, "DELETE FROM \(swept)", action)
     }
@@ -222,13 +236,17 @@ struct SweepStatements {
                 conditions.append("CAST(\(name) AS TEXT) IN (\(values.map { _ in "?" }.joined(separator: ", ")))")
                 arguments += values
             case .noneOf(let values):
-                conditions.append("(\(name) IS NULL OR CAST(\(name) AS TEXT) NOT IN (\(values.map { _ in "?" }.joined(separator: ", "))))")
+                conditions.append(
+                    "(\(name) IS NULL OR CAST(\(name) AS TEXT) NOT IN (\(values.map { _ in "?" }.joined(separator: ", "))))"
+                )
                 arguments += values
             }
         }
         if let parent = schema.deleteScopeParent {
             let column = "\(table).\(quoted(schema.columns[parent.column].name))"
-            conditions.append("\(column) IN (SELECT \(quoted(parent.targetKey)) FROM \(quoted(SQLiteStore.seenTable(parent.targetTable))))")
+            conditions.append(
+                "\(column) IN (SELECT \(quoted(parent.targetKey)) FROM \(quoted(SQLiteStore.seenTable(parent.targetTable))))"
+            )
         }
         return (conditions.joined(separator: " AND "), arguments)
     }

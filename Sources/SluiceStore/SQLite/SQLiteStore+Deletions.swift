@@ -12,12 +12,19 @@ extension SQLiteStore {
         let schema = table.schema
         if table.deleteByKey.isEmpty {
             let action = "preparing the deletions of \(quoted(schema.name))"
-            let match = schema.keyColumns.enumerated().map { "\(quoted(schema.columns[$0.element].name)) = ?\($0.offset + 1)" }
-            table.deleteByKey = [try SQLiteStatement(connection, "DELETE FROM \(quoted(schema.name)) WHERE \(match.joined(separator: " AND "))", action)]
+            let match = schema.keyColumns.enumerated().map {
+                "\(quoted(schema.columns[$0.element].name)) = ?\($0.offset + 1)"
+            }
+            table.deleteByKey = [
+                try SQLiteStatement(
+                    connection, "DELETE FROM \(quoted(schema.name)) WHERE \(match.joined(separator: " AND "))", action)
+            ]
             for link in linkSchemas where link.sourceTable == schema.name {
                 let sources = link.sourceColumns.enumerated().map { "\(quoted($0.element.name)) = ?\($0.offset + 1)" }
-                table.deleteByKey.append(try SQLiteStatement(
-                    connection, "DELETE FROM \(quoted(link.name)) WHERE \(sources.joined(separator: " AND "))", action))
+                table.deleteByKey.append(
+                    try SQLiteStatement(
+                        connection, "DELETE FROM \(quoted(link.name)) WHERE \(sources.joined(separator: " AND "))",
+                        action))
             }
         }
         table.deletedByKey = true
@@ -30,7 +37,11 @@ extension SQLiteStore {
                     bind(statement.handle, Int32(position + 1), rows[row, column], bytes)
                 }
                 let changed = try statement.run("deleting a row of \(quoted(schema.name)) by key")
-                if index == 0 { deleted += changed } else { sideWrites.linksRemoved[sourceLinks[index - 1], default: 0] += changed }
+                if index == 0 {
+                    deleted += changed
+                } else {
+                    sideWrites.linksRemoved[sourceLinks[index - 1], default: 0] += changed
+                }
             }
         }
         return deleted
@@ -40,7 +51,9 @@ extension SQLiteStore {
     /// deleted rows of the link's source table (a record written, then
     /// deleted later in the run, keeps no links). True otherwise, with no
     /// look-up.
-    func sourceStands(_ rows: RowArena, _ row: Int, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Bool {
+    func sourceStands(_ rows: RowArena, _ row: Int, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>)
+        throws(StoreError) -> Bool
+    {
         guard tables[link.sourceTable]?.deletedByKey == true else { return true }
         return try stores(link.sourceTable, rows, row, cells: 0..<link.sourceColumns.count, bytes)
     }
@@ -52,16 +65,21 @@ extension SQLiteStore {
     ) throws(StoreError) -> Bool {
         guard let table = tables[name], table.schema.keyColumns.count == cells.count else { return false }
         if table.keyExists == nil {
-            let match = table.schema.keyColumns.enumerated().map { "\(quoted(table.schema.columns[$0.element].name)) = ?\($0.offset + 1)" }
+            let match = table.schema.keyColumns.enumerated().map {
+                "\(quoted(table.schema.columns[$0.element].name)) = ?\($0.offset + 1)"
+            }
             table.keyExists = try SQLiteStatement(
-                connection, "SELECT 1 FROM \(quoted(name)) WHERE \(match.joined(separator: " AND "))", "preparing the key check of \(quoted(name))")
+                connection, "SELECT 1 FROM \(quoted(name)) WHERE \(match.joined(separator: " AND "))",
+                "preparing the key check of \(quoted(name))")
         }
         guard let statement = table.keyExists else { return false }
         statement.reset()
         // A statement left on its row keeps its table busy: a DROP INDEX on
         // the same connection then fails with SQLITE_LOCKED.
         defer { statement.rewind() }
-        for (position, cell) in cells.enumerated() { bind(statement.handle, Int32(position + 1), rows[row, cell], bytes) }
+        for (position, cell) in cells.enumerated() {
+            bind(statement.handle, Int32(position + 1), rows[row, cell], bytes)
+        }
         return try statement.step("looking for a key in \(quoted(name))")
     }
 }

@@ -34,9 +34,11 @@ extension SQLiteStore {
             try connection.execute("BEGIN IMMEDIATE", "starting the run ledger's transaction")
             do throws(StoreError) {
                 try connection.execute(Self.ledgerSchema, "creating the run ledger")
-                let columns = try connection.strings("PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
+                let columns = try connection.strings(
+                    "PRAGMA table_info(_sluice_runs)", column: 1, "reading the run ledger")
                 for addition in Self.ledgerAdditions where !columns.contains(addition.name) {
-                    try connection.execute("ALTER TABLE _sluice_runs ADD COLUMN \(addition.definition)", "extending the run ledger")
+                    try connection.execute(
+                        "ALTER TABLE _sluice_runs ADD COLUMN \(addition.definition)", "extending the run ledger")
                 }
                 try markDeadRunsInterrupted()
                 let me = ProcessIdentity.current
@@ -67,10 +69,13 @@ extension SQLiteStore {
     /// process (``ProcessIdentity/liveness(from:)``).
     private func markDeadRunsInterrupted() throws(StoreError) {
         let running = try SQLiteStatement(
-            connection, "SELECT id, pid, host, process_start FROM _sluice_runs WHERE status = 'running'", "reading the run ledger")
+            connection, "SELECT id, pid, host, process_start FROM _sluice_runs WHERE status = 'running'",
+            "reading the run ledger")
         var dead: [Int64] = []
         while try running.step("reading the run ledger") {
-            if Self.identity(running, pid: 1, host: 2, start: 3)?.liveness() ?? .dead == .dead { dead.append(running.int64(0)) }
+            if Self.identity(running, pid: 1, host: 2, start: 3)?.liveness() ?? .dead == .dead {
+                dead.append(running.int64(0))
+            }
         }
         guard !dead.isEmpty else { return }
         try connection.execute(
@@ -82,7 +87,8 @@ extension SQLiteStore {
     /// row; nil when an older sluice recorded the run.
     private static func identity(_ row: SQLiteStatement, pid: Int32, host: Int32, start: Int32) -> ProcessIdentity? {
         guard !row.isNull(pid), let name = row.optionalText(host) else { return nil }
-        return ProcessIdentity(host: name, pid: Int32(truncatingIfNeeded: row.int64(pid)), start: row.optionalText(start))
+        return ProcessIdentity(
+            host: name, pid: Int32(truncatingIfNeeded: row.int64(pid)), start: row.optionalText(start))
     }
 
     /// Runs `write`, which commits (one statement on its own, or a
@@ -103,14 +109,16 @@ extension SQLiteStore {
     package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? {
         guard let columns = try Self.runColumns(connection) else { return nil }
         let statement = try SQLiteStatement(
-            connection, "SELECT \(columns) FROM _sluice_runs WHERE inputs = ? ORDER BY id DESC LIMIT 1", "reading the run ledger")
+            connection, "SELECT \(columns) FROM _sluice_runs WHERE inputs = ? ORDER BY id DESC LIMIT 1",
+            "reading the run ledger")
         statement.bind(1, inputs.joined(separator: "\n"))
         return try Self.runs(statement).first
     }
 
     /// Marks run `id` swept, inside the caller's transaction.
     func markSwept(_ id: Int64) throws(StoreError) {
-        let statement = try SQLiteStatement(connection, "UPDATE _sluice_runs SET swept = 1 WHERE id = ?", "recording the sweep")
+        let statement = try SQLiteStatement(
+            connection, "UPDATE _sluice_runs SET swept = 1 WHERE id = ?", "recording the sweep")
         statement.bind(1, id)
         try statement.run("recording the sweep")
     }
@@ -132,13 +140,15 @@ extension SQLiteStore {
         var runs: [RunRecord] = []
         while try statement.step("reading the ledger") {
             var run = RunRecord(
-                id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2), status: statement.text(3),
+                id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2),
+                status: statement.text(3),
                 inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
                 counts: statement.optionalText(6), error: statement.optionalText(7), options: statement.optionalText(8),
                 swept: statement.int64(9) != 0, resumeCommand: statement.optionalText(13))
             if run.status == "running" {
                 switch identity(statement, pid: 10, host: 11, start: 12)?.liveness()
-                    ?? .unknown("an older sluice recorded it without its process; sluice cannot tell whether it still runs")
+                    ?? .unknown(
+                        "an older sluice recorded it without its process; sluice cannot tell whether it still runs")
                 {
                 case .alive: break
                 case .dead: run.status = "interrupted"
@@ -153,7 +163,9 @@ extension SQLiteStore {
     /// Records the end of run `id` durably (``durably(_:_:)``) and removes
     /// the disk reserve; when the disk is full, removes the reserve first
     /// and tries again.
-    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError) {
+    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?)
+        throws(StoreError)
+    {
         let reserve = DiskReserve(storePath: connection.path)
         defer { reserve.remove() }
         do throws(StoreError) {
@@ -161,7 +173,7 @@ extension SQLiteStore {
             try durably("recording the end of the run") { () throws(StoreError) in
                 try recordEnd(id, status: status, records: records, counts: counts, error: message)
             }
-        } catch where error.cause == .diskFull {
+        } catch  where error.cause == .diskFull {
             reserve.remove()
             try durably("recording the end of the run") { () throws(StoreError) in
                 try recordEnd(id, status: status, records: records, counts: counts, error: message)
@@ -169,9 +181,11 @@ extension SQLiteStore {
         }
     }
 
-    private func recordEnd(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError) {
+    private func recordEnd(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError)
+    {
         let statement = try SQLiteStatement(
-            connection, "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
+            connection,
+            "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
             "recording the end of the run")
         statement.bind(1, status)
         statement.bind(2, Int64(records))
@@ -187,7 +201,7 @@ extension SQLiteStore {
     package static func status(path: String) throws(StoreError) -> StoreStatus {
         do {
             return try status(of: SQLiteConnection(path: path, readOnly: true))
-        } catch where error.cause == .cannotOpen {
+        } catch  where error.cause == .cannotOpen {
             // A store on a read-only filesystem: SQLite cannot make the WAL's
             // shared-memory file there, but nothing can change the file either.
             return try status(of: SQLiteConnection(path: path, immutable: true))
@@ -202,19 +216,26 @@ extension SQLiteStore {
                 + "AND name NOT LIKE '\\_sluice\\_%' ESCAPE '\\' ORDER BY rowid",
             column: 0, "listing tables")
         for name in names {
-            let count = try connection.strings("SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
+            let count = try connection.strings(
+                "SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
             status.tables.append((name, Int(count.first ?? "") ?? 0))
         }
         if let columns = try runColumns(connection) {
-            status.runs = try runs(SQLiteStatement(connection, "SELECT \(columns) FROM _sluice_runs ORDER BY id DESC", "reading the ledger"))
+            status.runs = try runs(
+                SQLiteStatement(
+                    connection, "SELECT \(columns) FROM _sluice_runs ORDER BY id DESC", "reading the ledger"))
         }
         // A store sluice did not make has no checkpoints to show.
         let hasCheckpoints = try !connection.strings(
-            "SELECT name FROM sqlite_schema WHERE name = '_sluice_checkpoints'", column: 0, "reading checkpoints").isEmpty
+            "SELECT name FROM sqlite_schema WHERE name = '_sluice_checkpoints'", column: 0, "reading checkpoints"
+        ).isEmpty
         guard hasCheckpoints else { return status }
-        let inputs = try connection.strings("SELECT input FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
-        let records = try connection.strings("SELECT records FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
-        let bytes = try connection.strings("SELECT bytes FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
+        let inputs = try connection.strings(
+            "SELECT input FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
+        let records = try connection.strings(
+            "SELECT records FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
+        let bytes = try connection.strings(
+            "SELECT bytes FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
         for index in inputs.indices {
             status.checkpoints.append((inputs[index], Int(records[index]) ?? 0, Int64(bytes[index]) ?? 0))
         }

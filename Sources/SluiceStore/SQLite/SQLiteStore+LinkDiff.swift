@@ -39,7 +39,8 @@ extension SQLiteStore {
             condition = "\(sourceNames) IN (\(Array(repeating: "?", count: capacity).joined(separator: ",")))"
         } else {
             let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
-            condition = "(\(sourceNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
+            condition =
+                "(\(sourceNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
         }
         let read = try SQLiteStatement(
             connection,
@@ -66,10 +67,13 @@ extension SQLiteStore {
                     (position, count, equal) = (position + 1, 0, true)
                 }
                 guard position < end else { break }
-                guard compareKeys(rows, sources[candidates[position]].row, keys, bytes, statement) == 0 else { continue }
+                guard compareKeys(rows, sources[candidates[position]].row, keys, bytes, statement) == 0 else {
+                    continue
+                }
                 let kept = sources[candidates[position]].kept
                 if count < kept.count {
-                    for column in width..<link.columnCount where compareKey(rows[kept[count], column], bytes, statement, Int32(column)) != 0 {
+                    for column in width..<link.columnCount
+                    where compareKey(rows[kept[count], column], bytes, statement, Int32(column)) != 0 {
                         equal = false
                         break
                     }
@@ -98,7 +102,9 @@ extension SQLiteStore {
             "SELECT \(names.joined(separator: ", ")) FROM \(quoted(link.name)) ORDER BY "
                 + names.map { "\($0) DESC" }.joined(separator: ", ") + " LIMIT 1",
             "preparing the greatest source of \(quoted(link.name))")
-        return try follows(rows, first, Array(0..<width), bytes, greatest: statement, "reading the greatest source of \(quoted(link.name))")
+        return try follows(
+            rows, first, Array(0..<width), bytes, greatest: statement,
+            "reading the greatest source of \(quoted(link.name))")
     }
 
     private func verdict(_ stored: Int, _ equal: Bool, _ kept: Int) -> StoredLinks {

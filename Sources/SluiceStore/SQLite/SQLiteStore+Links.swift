@@ -12,8 +12,13 @@ extension SQLiteStore {
         let target = quoted(link.targetColumn.name)
         let entity = link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]
         let key = sourceNames + (link.ordered ? ["\"position\""] : entity + [target])
-        var definitions: [String: String] = [target: "\(target) \(link.targetColumn.type.sqlType) NOT NULL", "\"position\"": "\"position\" INTEGER NOT NULL"]
-        for column in link.sourceColumns { definitions[quoted(column.name)] = "\(quoted(column.name)) \(column.type.sqlType) NOT NULL" }
+        var definitions: [String: String] = [
+            target: "\(target) \(link.targetColumn.type.sqlType) NOT NULL",
+            "\"position\"": "\"position\" INTEGER NOT NULL",
+        ]
+        for column in link.sourceColumns {
+            definitions[quoted(column.name)] = "\(quoted(column.name)) \(column.type.sqlType) NOT NULL"
+        }
         for name in entity { definitions[name] = "\(name) TEXT NOT NULL" }
         // The key's columns come first, in key order: SQLite 3.40.1's
         // integrity_check reports "NULL value in T.c" for every row of a
@@ -21,7 +26,8 @@ extension SQLiteStore {
         // two key columns (Way_nodes had Node_id between Way_id and
         // position).
         let others = (sourceNames + [target, "\"position\""] + entity).filter { !key.contains($0) }
-        let columns = (key + others).map { definitions[$0] ?? $0 }
+        let columns =
+            (key + others).map { definitions[$0] ?? $0 }
             + link.attributeColumns.map { "\(quoted($0.name)) \($0.type.sqlType)" }
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(quoted(link.name)) (\(columns.joined(separator: ", ")), "
@@ -43,9 +49,11 @@ extension SQLiteStore {
     /// table was empty). A run killed in between gets the index back when
     /// the next run prepares its tables.
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {
-        let rows = try connection.strings("SELECT count(*) FROM (SELECT 1 FROM \(quoted(link.name)) LIMIT 1)", column: 0, "counting links")
+        let rows = try connection.strings(
+            "SELECT count(*) FROM (SELECT 1 FROM \(quoted(link.name)) LIMIT 1)", column: 0, "counting links")
         guard rows.first == "0" else { return false }
-        try connection.execute("DROP INDEX IF EXISTS \(quoted("_sluice_target_" + link.name))", "dropping the target index")
+        try connection.execute(
+            "DROP INDEX IF EXISTS \(quoted("_sluice_target_" + link.name))", "dropping the target index")
         return true
     }
 
@@ -55,7 +63,8 @@ extension SQLiteStore {
     /// 150,000 events with 525,000 links), and the sort spills the rest to
     /// temporary files. O(links log links).
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {
-        try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 4 / 1024))", "shrinking the page cache for an index build")
+        try connection.execute(
+            "PRAGMA cache_size=\(-(options.pageCacheBytes / 4 / 1024))", "shrinking the page cache for an index build")
         let built = Result { () throws(StoreError) in try createTargetIndex(link) }
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "restoring the page cache")
         try built.get()
@@ -69,9 +78,11 @@ extension SQLiteStore {
     /// none stored just gets its links. Under `union` the new links are added.
     package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
-        let insertSQL = "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
+        let insertSQL =
+            "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
-        let deleteSQL = "DELETE FROM \(quoted(link.name)) WHERE "
+        let deleteSQL =
+            "DELETE FROM \(quoted(link.name)) WHERE "
             + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
@@ -83,7 +94,8 @@ extension SQLiteStore {
         var stubbed: [String: Set<LinkValue>] = [:]
         // Counted here and added to ``sideWrites`` once per batch rather
         // than a dictionary update per link row.
-        var added = 0, removed = 0
+        var added = 0
+        var removed = 0
         defer {
             sideWrites.linksAdded[link.name, default: 0] += added
             sideWrites.linksRemoved[link.name, default: 0] += removed
@@ -92,7 +104,8 @@ extension SQLiteStore {
             let stored = try storedLinks(of: sources, rows, link, bytes)
             for (index, source) in sources.enumerated() {
                 if link.rule == .replaceAndDelete {
-                    stillLinked[LinkValue.key(rows, source.row, width)] = Set(source.kept.map { LinkValue(rows, rows[$0, width]) })
+                    stillLinked[LinkValue.key(rows, source.row, width)] = Set(
+                        source.kept.map { LinkValue(rows, rows[$0, width]) })
                 }
                 if stored[index] == .same { continue }
                 // A source deleted later in the run keeps no links.
@@ -103,9 +116,15 @@ extension SQLiteStore {
                     removed += try delete.run(unlinking)
                 }
                 for row in source.kept {
-                    if link.storedTargetsOnly, try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes) { continue }
+                    if link.storedTargetsOnly,
+                        try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes)
+                    {
+                        continue
+                    }
                     insert.rewind()
-                    for column in 0..<link.columnCount { bind(insert.handle, Int32(column + 1), rows[row, column], bytes) }
+                    for column in 0..<link.columnCount {
+                        bind(insert.handle, Int32(column + 1), rows[row, column], bytes)
+                    }
                     added += try insert.run(linking)
                     if link.missing == .stub, let target = target(of: row, rows, link),
                         stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
@@ -121,7 +140,8 @@ extension SQLiteStore {
     /// The columns of a link row, in the order of its cells.
     func linkColumnNames(_ link: LinkSchema) -> [String] {
         link.sourceColumns.map { quoted($0.name) } + [quoted(link.targetColumn.name), "\"position\""]
-            + (link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]) + link.attributeColumns.map { quoted($0.name) }
+            + (link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)])
+            + link.attributeColumns.map { quoted($0.name) }
     }
 
     /// The target table and key of link row `row`: the link's own, or the
@@ -163,7 +183,8 @@ extension SQLiteStore {
         _ before: [LinkValue: Set<LinkValue>], _ after: [LinkValue: Set<LinkValue>], _ link: LinkSchema
     ) throws(StoreError) {
         let statement = try SQLiteStatement(
-            connection, "DELETE FROM \(quoted(link.targetTable)) WHERE \(quoted(link.targetKey)) = ?", "deleting dropped children")
+            connection, "DELETE FROM \(quoted(link.targetTable)) WHERE \(quoted(link.targetKey)) = ?",
+            "deleting dropped children")
         let action = "deleting dropped children of \(quoted(link.name))"
         for (source, targets) in before {
             guard let now = after[source] else { continue }
@@ -183,7 +204,8 @@ extension SQLiteStore {
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             for reference in stubbing {
                 var stubbed: Set<LinkValue> = []
-                for row in 0..<rows.rowCount where stubbed.insert(LinkValue(rows, rows[row, reference.column])).inserted {
+                for row in 0..<rows.rowCount where stubbed.insert(LinkValue(rows, rows[row, reference.column])).inserted
+                {
                     try stub(reference.targetTable, reference.targetKey, rows[row, reference.column], bytes)
                 }
             }
@@ -192,14 +214,17 @@ extension SQLiteStore {
 
     /// Inserts a row holding only `key` into `table` unless it exists. The
     /// statement is prepared once per table.
-    private func stub(_ table: String, _ keyColumn: String, _ key: Cell, _ bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+    private func stub(_ table: String, _ keyColumn: String, _ key: Cell, _ bytes: UnsafeBufferPointer<UInt8>)
+        throws(StoreError)
+    {
         guard key != .absent && key != .null else { return }
         let statement: SQLiteStatement
         if let cached = stubStatements[table] {
             statement = cached
         } else {
             statement = try SQLiteStatement(
-                connection, "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)", "preparing stubs of \(quoted(table))")
+                connection, "INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(keyColumn))) VALUES (?)",
+                "preparing stubs of \(quoted(table))")
             stubStatements[table] = statement
         }
         statement.reset()
@@ -248,7 +273,9 @@ enum LinkValue: Hashable {
         case .real(let value): sqlite3_bind_double(statement, index, value)
         case .text(let bytes):
             bytes.withUnsafeBytes { raw in
-                _ = sqlite3_bind_text(statement, index, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), sluice_sqlite_transient())
+                _ = sqlite3_bind_text(
+                    statement, index, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count),
+                    sluice_sqlite_transient())
             }
         case .null, .composite: sqlite3_bind_null(statement, index)
         }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSluiceSQLite3
 @_spi(Machinery) import SluiceRecords
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension SQLiteStore {
     /// Fetches the stored rows for the batch's keys, `lookupKeys` keys per
@@ -26,7 +27,8 @@ extension SQLiteStore {
                 condition = "\(keyNames) IN (\(Array(repeating: "?", count: capacity).joined(separator: ",")))"
             } else {
                 let tuple = "(" + Array(repeating: "?", count: keys.count).joined(separator: ",") + ")"
-                condition = "(\(keyNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
+                condition =
+                    "(\(keyNames)) IN (VALUES \(Array(repeating: tuple, count: capacity).joined(separator: ",")))"
             }
             table.lookup = try SQLiteStatement(
                 connection, "SELECT \(columns) FROM \(quoted(schema.name)) WHERE \(condition) ORDER BY \(keyNames)",
@@ -85,7 +87,9 @@ extension SQLiteStore {
             table.greatest = greatest
         }
         defer { greatest.rewind() }
-        return try follows(rows, first, schema.keyColumns, bytes, greatest: greatest, "reading the greatest key of \(quoted(schema.name))")
+        return try follows(
+            rows, first, schema.keyColumns, bytes, greatest: greatest,
+            "reading the greatest key of \(quoted(schema.name))")
     }
 
     /// Steps `greatest` (which selects the stored row with the greatest key,
@@ -152,9 +156,11 @@ extension SQLiteStore {
         } else {
             var assignments = present.map { "\(quoted(schema.columns[$0].name)) = ?" }
             for column in schema.columns.indices where key.defaulted.contains(column) {
-                assignments.append("\(quoted(schema.columns[column].name)) = \(sqlLiteral(schema.columns[column].defaultValue))")
+                assignments.append(
+                    "\(quoted(schema.columns[column].name)) = \(sqlLiteral(schema.columns[column].defaultValue))")
             }
-            let condition = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) = ?" }.joined(separator: " AND ")
+            let condition = schema.keyColumns.map { "\(quoted(schema.columns[$0].name)) = ?" }.joined(
+                separator: " AND ")
             sql = "UPDATE \(quoted(schema.name)) SET \(assignments.joined(separator: ", ")) WHERE \(condition)"
         }
         let statement = try SQLiteStatement(connection, sql, "preparing writes to \(quoted(schema.name))")
@@ -251,7 +257,8 @@ extension SQLiteStore {
                 } else {
                     guard type == SQLITE_BLOB else { return false }
                 }
-                let stored = type == SQLITE_BLOB
+                let stored =
+                    type == SQLITE_BLOB
                     ? sqlite3_column_blob(statement, index) : UnsafeRawPointer(sqlite3_column_text(statement, index))
                 let count = Int(sqlite3_column_bytes(statement, index))
                 guard count == Int(length) else { return false }
@@ -280,4 +287,3 @@ extension SQLiteStore {
         }
     }
 }
-

@@ -16,11 +16,13 @@ extension SQLiteStore {
     /// The columns of table `name` as stored, in order.
     func storedColumnInfo(_ name: String) throws(StoreError) -> [StoredColumn] {
         let statement = try SQLiteStatement(
-            connection, "SELECT name, type, pk FROM pragma_table_info(?1) ORDER BY cid", "reading the columns of \(quoted(name))")
+            connection, "SELECT name, type, pk FROM pragma_table_info(?1) ORDER BY cid",
+            "reading the columns of \(quoted(name))")
         statement.bind(1, name)
         var columns: [StoredColumn] = []
         while try statement.step("reading the columns of \(quoted(name))") {
-            columns.append(StoredColumn(name: statement.text(0), declared: statement.text(1), primaryKey: Int(statement.int64(2))))
+            columns.append(
+                StoredColumn(name: statement.text(0), declared: statement.text(1), primaryKey: Int(statement.int64(2))))
         }
         return columns
     }
@@ -28,7 +30,9 @@ extension SQLiteStore {
     /// Refuses a mapping whose key is not the stored table's primary key (a
     /// table sluice did not make, without one, gets a unique index instead).
     func checkKey(_ schema: TableSchema, _ stored: [StoredColumn]) throws(StoreError) {
-        let primaryKey = stored.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map { $0.name.lowercased() }
+        let primaryKey = stored.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map {
+            $0.name.lowercased()
+        }
         let key = schema.keyColumns.map { schema.columns[$0].name.lowercased() }
         guard !primaryKey.isEmpty, primaryKey != key else { return }
         throw StoreError(
@@ -51,7 +55,8 @@ extension SQLiteStore {
             guard let mapped = schema.columns.first(where: { $0.name.lowercased() == column.name.lowercased() }),
                 Self.attributeType(declared: column.declared) != Self.attributeType(declared: mapped.type.sqlType)
             else { continue }
-            changes.append("\(column.name) \(column.declared.isEmpty ? "(no type)" : column.declared) → \(mapped.type.sqlType)")
+            changes.append(
+                "\(column.name) \(column.declared.isEmpty ? "(no type)" : column.declared) → \(mapped.type.sqlType)")
         }
         guard !changes.isEmpty else { return nil }
         let table = quoted(schema.name)
@@ -61,10 +66,12 @@ extension SQLiteStore {
             column: 0, action)
         let keyNames = schema.keyColumns.map { quoted(schema.columns[$0].name) }
         var definitions = stored.map { column -> String in
-            guard let index = schema.columns.firstIndex(where: { $0.name.lowercased() == column.name.lowercased() }) else {
+            guard let index = schema.columns.firstIndex(where: { $0.name.lowercased() == column.name.lowercased() })
+            else {
                 return "\(quoted(column.name)) \(column.declared)"
             }
-            return columnDefinition(schema.columns[index], key: schema.keyColumns.contains(index) ? schema.keyColumns.count : 0)
+            return columnDefinition(
+                schema.columns[index], key: schema.keyColumns.contains(index) ? schema.keyColumns.count : 0)
         }
         if schema.keyColumns.count > 1 { definitions.append("PRIMARY KEY (\(keyNames.joined(separator: ", ")))") }
         let names = stored.map { quoted($0.name) }.joined(separator: ", ")
@@ -74,6 +81,7 @@ extension SQLiteStore {
         try connection.execute("DROP TABLE \(table)", action)
         try connection.execute("ALTER TABLE \(rebuilt) RENAME TO \(table)", action)
         for index in indexes { try connection.execute(index, action) }
-        return "\(schema.name): the mapping changed column types (\(changes.joined(separator: ", "))); the table was rebuilt with them"
+        return
+            "\(schema.name): the mapping changed column types (\(changes.joined(separator: ", "))); the table was rebuilt with them"
     }
 }

@@ -1,12 +1,13 @@
 import CSluiceSQLite3
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SluiceBatching
 import SluiceInput
 @_spi(Machinery) import SluiceRecords
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The SQLite store: one table per entity, keyed by the entity's key.
 ///
@@ -103,7 +104,8 @@ package final class SQLiteStore: RowStore {
               size INTEGER, modified INTEGER, head_crc INTEGER)
             """, "creating the checkpoint table")
         checkpointStatement = try SQLiteStatement(
-            connection, "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES (?, ?, ?, ?, ?, ?) "
+            connection,
+            "INSERT INTO _sluice_checkpoints (input, records, bytes, size, modified, head_crc) VALUES (?, ?, ?, ?, ?, ?) "
                 + "ON CONFLICT(input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
                 + "size = excluded.size, modified = excluded.modified, head_crc = excluded.head_crc",
             "preparing the checkpoint statement")
@@ -125,18 +127,22 @@ package final class SQLiteStore: RowStore {
     /// The committed checkpoint of `input`, if any.
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {
         let statement = try SQLiteStatement(
-            connection, "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = ?", "reading the checkpoint")
+            connection, "SELECT records, bytes, size, modified, head_crc FROM _sluice_checkpoints WHERE input = ?",
+            "reading the checkpoint")
         statement.bind(1, input)
         guard try statement.step("reading the checkpoint") else { return nil }
-        let identity = statement.isNull(2)
-            ? nil : InputIdentity(size: statement.int64(2), modified: statement.int64(3), headChecksum: statement.int64(4))
+        let identity =
+            statement.isNull(2)
+            ? nil
+            : InputIdentity(size: statement.int64(2), modified: statement.int64(3), headChecksum: statement.int64(4))
         return Checkpoint(input: input, records: Int(statement.int64(0)), bytes: statement.int64(1), identity: identity)
     }
 
     /// Forgets the checkpoints of `inputs`: a run that does not resume starts
     /// them from the beginning.
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {
-        let statement = try SQLiteStatement(connection, "DELETE FROM _sluice_checkpoints WHERE input = ?", "clearing checkpoints")
+        let statement = try SQLiteStatement(
+            connection, "DELETE FROM _sluice_checkpoints WHERE input = ?", "clearing checkpoints")
         for input in inputs {
             statement.reset()
             statement.bind(1, input)
@@ -164,7 +170,8 @@ package final class SQLiteStore: RowStore {
     /// table.
     package func storedColumns(of name: String) throws(StoreError) -> [ColumnSchema]? {
         let stored = try storedColumnInfo(name)
-        return stored.isEmpty ? nil : stored.map { ColumnSchema(name: $0.name, type: Self.attributeType(declared: $0.declared)) }
+        return stored.isEmpty
+            ? nil : stored.map { ColumnSchema(name: $0.name, type: Self.attributeType(declared: $0.declared)) }
     }
 
     /// The attribute type whose values a column declared `declared` stores
@@ -188,13 +195,15 @@ package final class SQLiteStore: RowStore {
                 columnDefinition(column, key: schema.keyColumns.contains(index) ? schema.keyColumns.count : 0)
             }
             if schema.keyColumns.count > 1 { definitions.append("PRIMARY KEY (\(keyNames.joined(separator: ", ")))") }
-            try connection.execute("CREATE TABLE \(quoted(schema.name)) (\(definitions.joined(separator: ", ")))", action)
+            try connection.execute(
+                "CREATE TABLE \(quoted(schema.name)) (\(definitions.joined(separator: ", ")))", action)
         } else {
             let known = Set(existing.map { $0.lowercased() })
             for index in schema.keyColumns where !known.contains(schema.columns[index].name.lowercased()) {
                 throw StoreError(
                     path: connection.path, action: action,
-                    message: "the existing table has no column \(quoted(schema.columns[index].name)) for the key", code: 0)
+                    message: "the existing table has no column \(quoted(schema.columns[index].name)) for the key",
+                    code: 0)
             }
             let stored = try storedColumnInfo(schema.name)
             try checkKey(schema, stored)
@@ -205,7 +214,8 @@ package final class SQLiteStore: RowStore {
                     "adding column \(quoted(column.name)) to \(quoted(schema.name))")
             }
             let primaryKey = try connection.strings(
-                "SELECT name FROM pragma_table_info(\(literal(schema.name))) WHERE pk > 0 ORDER BY pk", column: 0, action)
+                "SELECT name FROM pragma_table_info(\(literal(schema.name))) WHERE pk > 0 ORDER BY pk", column: 0,
+                action)
             // A key that is not the table's primary key gets a unique index.
             if !keyNames.isEmpty && primaryKey != schema.keyColumns.map({ schema.columns[$0].name }) {
                 try connection.execute(
@@ -249,7 +259,8 @@ package final class SQLiteStore: RowStore {
 
     package func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
         guard let statement = checkpointStatement else {
-            throw StoreError(path: connection.path, action: "saving the checkpoint", message: "the store is closed", code: 0)
+            throw StoreError(
+                path: connection.path, action: "saving the checkpoint", message: "the store is closed", code: 0)
         }
         statement.reset()
         statement.bind(1, checkpoint.input)

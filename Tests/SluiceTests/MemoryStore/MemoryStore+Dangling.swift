@@ -1,5 +1,5 @@
-import SluiceStore
 @_spi(Machinery) import SluiceRecords
+import SluiceStore
 
 /// Links whose target row does not exist, counted at the end of a run
 /// (``RowStore/danglingReferences(_:_:counted:)`` merges them).
@@ -27,15 +27,17 @@ extension MemoryStore {
             throw failure(action, "no such table: \(link.name)")
         }
         let entity = table.column(LinkSchema.entityColumnName)
-        let choices = link.choices.isEmpty
+        let choices =
+            link.choices.isEmpty
             ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
         var total = 0
         for (value, targetTable, targetKey) in choices {
             let targets = try values(of: targetKey, in: targetTable, action)
             let named = MemoryValue.text(Array(value.utf8))
-            total += table.rows.values.filter { row in
-                (value.isEmpty || entity.map { row[$0] == named } ?? false) && !targets.contains(row[target])
-            }.count
+            total +=
+                table.rows.values.filter { row in
+                    (value.isEmpty || entity.map { row[$0] == named } ?? false) && !targets.contains(row[target])
+                }.count
         }
         return total
     }

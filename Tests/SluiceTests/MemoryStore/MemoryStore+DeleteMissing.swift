@@ -1,5 +1,5 @@
-import SluiceStore
 @_spi(Machinery) import SluiceRecords
+import SluiceStore
 
 /// Delete-missing in the memory store: the keys each batch wrote are kept
 /// in a set per entity; after a complete run the sweep removes the stored

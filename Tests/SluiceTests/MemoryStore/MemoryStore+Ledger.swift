@@ -13,9 +13,11 @@ extension MemoryStore {
                 state.runs[index].status = "interrupted"
             }
             let id = (state.runs.last?.id ?? 0) + 1
-            state.runs.append(RunRecord(
-                id: id, started: Self.now(), finished: nil, status: "running", inputs: inputs.joined(separator: "\n"),
-                records: nil, counts: nil, error: nil, options: options, resumeCommand: resumeCommand))
+            state.runs.append(
+                RunRecord(
+                    id: id, started: Self.now(), finished: nil, status: "running",
+                    inputs: inputs.joined(separator: "\n"),
+                    records: nil, counts: nil, error: nil, options: options, resumeCommand: resumeCommand))
             return id
         }
     }

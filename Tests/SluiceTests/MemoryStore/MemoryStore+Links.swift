@@ -1,5 +1,5 @@
-import SluiceStore
 @_spi(Machinery) import SluiceRecords
+import SluiceStore
 
 /// Relationships in the memory store: link rows per source (rewritten only
 /// when they differ, added under `union`), children a `replace-and-delete`
@@ -16,7 +16,8 @@ extension MemoryStore {
         let dropped = link.rule == .replaceAndDelete ? linkedTargets(rows, link, table) : [:]
         var stillLinked: [[MemoryValue]: Set<MemoryValue>] = [:]
         var stubbed: [String: Set<MemoryValue>] = [:]
-        var added = 0, removed = 0
+        var added = 0
+        var removed = 0
         defer {
             sideWrites.linksAdded[link.name, default: 0] += added
             sideWrites.linksRemoved[link.name, default: 0] += removed
@@ -113,7 +114,8 @@ extension MemoryStore {
         for (source, targets) in before {
             guard let now = after[source] else { continue }
             for target in targets.subtracting(now) {
-                sideWrites.childrenDeleted[link.targetTable, default: 0] += table.key == [column]
+                sideWrites.childrenDeleted[link.targetTable, default: 0] +=
+                    table.key == [column]
                     ? (table.replace([table.columns[column].affinity.stored(target)], with: nil) == nil ? 0 : 1)
                     : table.removeAll { MemoryValue.compare($0[column], target) == 0 }
             }

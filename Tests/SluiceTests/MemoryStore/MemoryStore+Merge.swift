@@ -1,5 +1,5 @@
-import SluiceStore
 @_spi(Machinery) import SluiceRecords
+import SluiceStore
 
 /// The merge of one entity batch, as the SQLite store does it: deletions
 /// by key first, then per key insert new,

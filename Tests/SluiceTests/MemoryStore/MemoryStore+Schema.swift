@@ -1,5 +1,5 @@
-import SluiceStore
 @_spi(Machinery) import SluiceRecords
+import SluiceStore
 
 /// The memory store's tables: made from the schemas, widened with new
 /// columns, their types migrated when the mapping changes them, a changed

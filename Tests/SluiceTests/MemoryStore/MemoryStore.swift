@@ -1,6 +1,6 @@
 import SluiceBatching
-import SluiceStore
 @_spi(Machinery) import SluiceRecords
+import SluiceStore
 
 /// A store that keeps its tables in dictionaries, for the tests only: the
 /// third store behind ``ImportStore``, a ``RowStore`` whose primitives the
