@@ -36,6 +36,10 @@ final class StoreSide {
     var rowsApplied = 0
     var applyStart = 0.0
 
+    /// Stops early counts still running before the store is let go: a run
+    /// that ends early (an error, a cancellation) has no use for them.
+    deinit { earlyCounts?.cancel() }
+
     /// A store side applying `exchange`'s groups to `store`, through
     /// `sorter` in key order; `startTime` and `expectedBytes` for progress.
     init(
