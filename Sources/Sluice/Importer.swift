@@ -14,7 +14,8 @@
 public struct Importer: Sendable {
     /// The store: a SQLite file's path, or a PostgreSQL connection string
     /// (`postgresql://…`, libpq's keyword form, or `postgresql:` for the
-    /// `PG*` environment variables).
+    /// `PG*` environment variables), or `null:` for a store that keeps
+    /// nothing.
     public let storePath: String
     /// The options every run uses.
     public let options: ImportOptions

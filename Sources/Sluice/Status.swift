@@ -7,7 +7,8 @@ public enum Status {
     /// here says why in `RunRecord.unverified`.
     ///
     /// - Throws: ``ImportError/input(_:)`` when the store does not exist,
-    ///   ``ImportError/store(_:)`` when it cannot be read.
+    ///   ``ImportError/store(_:)`` when it cannot be read or is `null:`,
+    ///   which keeps nothing to read.
     public static func read(store: String) throws(ImportError) -> StoreStatus {
         let target = StoreTarget(store)
         if let path = target.file {

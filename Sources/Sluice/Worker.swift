@@ -43,7 +43,8 @@ final class Worker: @unchecked Sendable {
 
 /// A value one thread sets and others read, behind a mutex: what the
 /// pipeline's threads exchange besides the queue of groups (its
-/// cancellation flag, the store's failure). O(1) a read or write.
+/// cancellation flag, the go-ahead to apply sorted rows, the store's
+/// failure: ``PipelineExchange``). O(1) a read or write.
 final class Shared<Value: Sendable>: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var stored: Value

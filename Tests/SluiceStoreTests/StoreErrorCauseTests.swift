@@ -4,16 +4,6 @@ import Testing
 
 @testable import SluiceStore
 
-/// The error `body` throws, nil when it throws none.
-private func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
-    do {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 /// Each store maps its own codes to ``StoreError/Cause`` where it makes the
 /// error, keeping the code (and its message) as it was.
 @Suite struct StoreErrorCauseTests {
@@ -110,49 +100,5 @@ private func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
         }
         #expect(error?.cause == .connection)
         #expect(error?.code == 0 && error?.sqlState == nil)
-    }
-}
-
-/// The PostgreSQL store's causes, from a server of the tests' own.
-@Suite(
-    .enabled(
-        if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
-struct PostgresErrorCauseTests {
-    @Test func aRepeatedKeyIsAConstraint() throws {
-        let connection = try PostgresConnection(try PostgresTestServer.require().newDatabase())
-        try connection.execute("CREATE TABLE t (x integer PRIMARY KEY); INSERT INTO t VALUES (1)", "filling")
-        let error = try #require(
-            failure { () throws(StoreError) in
-                try connection.execute("INSERT INTO t VALUES (1)", "inserting")
-            })
-        #expect(error.cause == .constraint && error.sqlState == "23505" && error.code == 0)
-        #expect(error.description.contains("(SQLSTATE 23505)"))
-    }
-
-    @Test func aCancelledStatementIsInterrupted() throws {
-        // cancel() is the one call safe from another thread.
-        nonisolated(unsafe) let connection = try PostgresConnection(try PostgresTestServer.require().newDatabase())
-        let canceller = Thread {
-            Thread.sleep(forTimeInterval: 0.3)
-            connection.cancel()
-        }
-        canceller.start()
-        let error = try #require(
-            failure { () throws(StoreError) in
-                try connection.execute("SELECT pg_sleep(30)", "sleeping")
-            })
-        #expect(error.cause == .interrupted && error.isInterruption && error.sqlState == "57014")
-    }
-
-    @Test func aLockHeldByAnotherSessionIsBusy() throws {
-        let database = try PostgresTestServer.require().newDatabase()
-        let holder = try PostgresConnection(database)
-        try holder.execute("CREATE TABLE t (x integer)", "creating")
-        try holder.execute("BEGIN; LOCK TABLE t", "locking")
-        let other = try PostgresConnection(database)
-        try other.execute("BEGIN; SET LOCAL lock_timeout = '100ms'", "setting the lock timeout")
-        let error = try #require(failure { () throws(StoreError) in try other.execute("LOCK TABLE t", "locking") })
-        #expect(error.cause == .busy && error.sqlState == "55P03", "\(error)")
-        try holder.execute("ROLLBACK", "unlocking")
     }
 }

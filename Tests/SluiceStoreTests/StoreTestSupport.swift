@@ -35,3 +35,13 @@ func counts(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) -> EntityCo
     counts.unchanged = unchanged
     return counts
 }
+
+/// The error `body` throws, nil when it throws none.
+func failure(_ body: () throws(StoreError) -> Void) -> StoreError? {
+    do {
+        try body()
+        return nil
+    } catch {
+        return error
+    }
+}
