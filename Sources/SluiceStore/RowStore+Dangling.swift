@@ -7,8 +7,10 @@ extension RowStore {
     /// (`Entity.relationship` for references, the link table's name for
     /// links), in schema order then link order; the references of the
     /// schemas in `counted` (counted early, on another connection) are taken
-    /// from it instead of being counted again. One scan of each other
-    /// table per reference, and of each link table.
+    /// from it instead of being counted again; a link table's count is the
+    /// sum over the targets its rows may name (``LinkSchema/targets``). One
+    /// scan of each other table per reference, and of each link table per
+    /// target.
     package func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]] = [:]
     ) throws(StoreError) -> [DanglingCount] {
@@ -21,7 +23,9 @@ extension RowStore {
             }
         }
         for link in links {
-            result.append(DanglingCount(name: link.name, count: try danglingLinks(link), policy: link.missing))
+            var count = 0
+            for target in link.targets { count += try danglingLinks(link, to: target) }
+            result.append(DanglingCount(name: link.name, count: count, policy: link.missing))
         }
         return result
     }

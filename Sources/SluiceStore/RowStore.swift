@@ -46,6 +46,7 @@ package protocol RowStore: ImportStore {
     /// Rows of `schema`'s table whose reference names a key with no target
     /// row, per reference.
     func danglingReferences(of schema: TableSchema) throws(StoreError) -> [DanglingCount]
-    /// How many of `link`'s rows name a target row that does not exist.
-    func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int
+    /// How many of `link`'s rows naming `target` (all of them when its
+    /// item value is empty) name a key `target`'s table does not hold.
+    func danglingLinks(_ link: LinkSchema, to target: LinkTarget) throws(StoreError) -> Int
 }

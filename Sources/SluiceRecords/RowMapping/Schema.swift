@@ -145,6 +145,11 @@ package struct LinkSchema: Sendable, Equatable {
     /// When items name their target's entity: the entities, by item value,
     /// and the entity of each link is stored in column `target_entity`.
     package var choices: [LinkTarget] = []
+    /// The targets the link's rows may name: its ``choices``, or its one
+    /// target table (item value empty: every row names it) when it has none.
+    package var targets: [LinkTarget] {
+        choices.isEmpty ? [LinkTarget(value: "", table: targetTable, key: targetKey)] : choices
+    }
     /// Columns read from each item (an OSM member's role).
     package var attributeColumns: [ColumnSchema] = []
 

@@ -164,21 +164,16 @@ extension PostgresStore {
         try Self.danglingReferences(of: schema, connection)
     }
 
-    package func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
-        let target = pgQuoted(link.targetColumn.name)
-        let targets =
-            link.choices.isEmpty
-            ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
-        var total = 0
-        for (value, table, key) in targets {
-            let which = value.isEmpty ? "" : "WHERE l.\(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral(value)) "
-            let count = try connection.strings(
-                "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(target) AS k, count(*) AS n FROM \(pgQuoted(link.name)) l \(which)"
-                    + "GROUP BY l.\(target)) g WHERE NOT EXISTS (SELECT 1 FROM \(pgQuoted(table)) t WHERE t.\(pgQuoted(key)) = g.k)",
-                "counting dangling links of \(pgQuoted(link.name))")
-            total += Int(count.first.flatMap { $0 } ?? "") ?? 0
-        }
-        return total
+    package func danglingLinks(_ link: LinkSchema, to target: LinkTarget) throws(StoreError) -> Int {
+        let column = pgQuoted(link.targetColumn.name)
+        let which =
+            target.value.isEmpty ? "" : "WHERE l.\(pgQuoted(LinkSchema.entityColumnName)) = \(pgLiteral(target.value)) "
+        let count = try connection.strings(
+            "SELECT coalesce(sum(n), 0) FROM (SELECT l.\(column) AS k, count(*) AS n FROM \(pgQuoted(link.name)) l \(which)"
+                + "GROUP BY l.\(column)) g WHERE NOT EXISTS "
+                + "(SELECT 1 FROM \(pgQuoted(target.table)) t WHERE t.\(pgQuoted(target.key)) = g.k)",
+            "counting dangling links of \(pgQuoted(link.name))")
+        return Int(count.first.flatMap { $0 } ?? "") ?? 0
     }
 
     /// Rows of `schema` whose reference names a key with no target row, per

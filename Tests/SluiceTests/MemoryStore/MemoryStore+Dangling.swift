@@ -19,27 +19,19 @@ extension MemoryStore {
         }
     }
 
-    /// How many of `link`'s rows name a target no row has, per target
-    /// entity when its items name one. O(links).
-    func danglingLinks(_ link: LinkSchema) throws(StoreError) -> Int {
+    /// How many of `link`'s rows naming `target` (all of them when its item
+    /// value is empty) name a key its table does not hold. O(links).
+    func danglingLinks(_ link: LinkSchema, to target: LinkTarget) throws(StoreError) -> Int {
         let action = "counting dangling links"
-        guard let table = state.tables[link.name], let target = table.column(link.targetColumn.name) else {
+        guard let table = state.tables[link.name], let column = table.column(link.targetColumn.name) else {
             throw failure(action, "no such table: \(link.name)")
         }
         let entity = table.column(LinkSchema.entityColumnName)
-        let choices =
-            link.choices.isEmpty
-            ? [("", link.targetTable, link.targetKey)] : link.choices.map { ($0.value, $0.table, $0.key) }
-        var total = 0
-        for (value, targetTable, targetKey) in choices {
-            let targets = try values(of: targetKey, in: targetTable, action)
-            let named = MemoryValue.text(Array(value.utf8))
-            total +=
-                table.rows.values.filter { row in
-                    (value.isEmpty || entity.map { row[$0] == named } ?? false) && !targets.contains(row[target])
-                }.count
-        }
-        return total
+        let keys = try values(of: target.key, in: target.table, action)
+        let named = MemoryValue.text(Array(target.value.utf8))
+        return table.rows.values.filter { row in
+            (target.value.isEmpty || entity.map { row[$0] == named } ?? false) && !keys.contains(row[column])
+        }.count
     }
 
     /// The values column `name` of table `table` holds.
