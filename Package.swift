@@ -43,6 +43,7 @@ let package = Package(
         systemLibrary("CSluiceLZMA", pkgConfig: "liblzma", apt: "liblzma-dev"),
         systemLibrary("CSluiceMalloc", pkgConfig: nil, apt: "libc6-dev"),
         systemLibrary("CSluicePQ", pkgConfig: "libpq", apt: "libpq-dev"),
+        systemLibrary("CSluiceCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         .target(
             name: "SluiceInput",
@@ -52,7 +53,9 @@ let package = Package(
             dependencies: ["SluiceInput", "CSluiceXML2", "CSluiceYAJL"]),
         .target(
             name: "SluiceRecords",
-            dependencies: ["SluiceInput", "SluiceParsers", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "SluiceInput", "SluiceParsers", "CSluiceCrypto", .product(name: "Yams", package: "Yams"),
+            ]),
         .target(
             name: "SluiceBatching",
             dependencies: ["SluiceInput", "SluiceRecords", "CSluiceZstd"]),

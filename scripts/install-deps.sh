@@ -5,7 +5,7 @@
 # the PostgreSQL server the tests start in a temporary directory of their own). Needs root or sudo; does
 # nothing when everything is there.
 set -euo pipefail
-packages=(pkg-config libxml2-dev libyajl-dev libsqlite3-dev zlib1g-dev libbz2-dev libzstd-dev liblzma-dev libpq-dev
+packages=(pkg-config libxml2-dev libyajl-dev libsqlite3-dev zlib1g-dev libbz2-dev libzstd-dev liblzma-dev libpq-dev libssl-dev
           gzip bzip2 zstd xz-utils sqlite3 time postgresql postgresql-client)
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,60 @@
+import Foundation
+import SluiceRecords
+import SluiceTestSupport
+import Testing
+
+@testable import SluiceBatching
+
+/// The digest join's sorter: entries sorted in memory or through spilled
+/// runs give the same order as sorting them all at once.
+@Suite struct DigestSorterTests {
+    /// `count` entries with pseudo-random digests (some repeated) and their
+    /// index as payload.
+    func entries(_ count: Int, seed: UInt64) -> [DigestEntry] {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+        return (0..<count).map { index in
+            // Every seventh entry repeats a digest in its high word only, every
+            // eleventh repeats one whole, so ties and the low word both decide.
+            let high = index % 7 == 0 ? 42 : next()
+            let low = index % 11 == 0 ? 7 : next()
+            return DigestEntry(digest: UnitDigest(high: high, low: low), payload: UInt64(index))
+        }
+    }
+
+    func drain(_ sorted: SortedDigests) throws -> [DigestEntry] {
+        var out: [DigestEntry] = []
+        while let entry = try sorted.next() { out.append(entry) }
+        return out
+    }
+
+    /// Budgets from one that holds everything down to one that spills every
+    /// two entries: the same order, every entry once.
+    @Test(arguments: [1 << 30, 24 * 1000, 24 * 97, 48])
+    func spilledRunsMergeInOrder(budget: Int) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let all = entries(5_000, seed: UInt64(budget))
+        let sorter = DigestSorter(directory: directory.path, memoryBytes: budget)
+        for entry in all { try sorter.add(entry) }
+        #expect(sorter.count == all.count)
+        let merged = try drain(try sorter.sorted())
+        #expect(merged == all.sorted())
+    }
+
+    /// No entries: nothing, spilled or not.
+    @Test func emptyGivesNothing() throws {
+        let directory = TestPaths.temporaryDirectory()
+        #expect(try drain(try DigestSorter(directory: directory.path).sorted()).isEmpty)
+    }
+
+    /// A directory that does not exist fails the first spill with its path.
+    @Test func missingDirectoryIsAnError() throws {
+        let sorter = DigestSorter(directory: "/nonexistent/sluice", memoryBytes: 48)
+        #expect(throws: SpillError.self) {
+            for entry in entries(10, seed: 1) { try sorter.add(entry) }
+        }
+    }
+}
