@@ -6,11 +6,11 @@
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
 package final class Batcher: RecordSink {
-    private let mappers: [RowMapper]
+    let mappers: [RowMapper]
     /// Each entity's derived key column (``CompiledMapping/derivedKeys``)
     /// and key columns, looked up once rather than per record.
     private let derivedKeys: [Int?]
-    private let keyColumns: [[Int]]
+    let keyColumns: [[Int]]
     /// Each mapper's relationships, boxed: reading a `Relation` out of an
     /// array copied it whole (a dozen retains) per record and list item.
     private let relations: [[RelationBox]]
@@ -18,10 +18,10 @@ package final class Batcher: RecordSink {
     /// Each link table's row shape: cells per row, source key cells, and
     /// where the attribute cells start (read per record; `LinkSchema` is too
     /// big to copy there).
-    private let linkShapes: [(columns: Int, sourceColumns: Int, firstAttribute: Int)]
+    let linkShapes: [(columns: Int, sourceColumns: Int, firstAttribute: Int)]
     private let limits: BatchLimits
-    @exclusivity(unchecked) private var arenas: [RowArena?]
-    @exclusivity(unchecked) private var linkArenas: [RowArena?]
+    @exclusivity(unchecked) var arenas: [RowArena?]
+    @exclusivity(unchecked) var linkArenas: [RowArena?]
     /// Nested objects deeper than this are an error (trees cannot cycle, but
     /// a hostile document can nest deeply).
     private let maxNesting = 64
@@ -37,6 +37,10 @@ package final class Batcher: RecordSink {
     @exclusivity(unchecked) package private(set) var nestedRows: [Int]
     /// Records each entity skipped (filtered out or missing their key).
     @exclusivity(unchecked) package private(set) var skipped: [Int]
+    /// In a run that keeps record digests: each entity's and then each link
+    /// table's row count when the current record began
+    /// (``markRecord()``), so that its rows can be found after it.
+    var rowMarks: [Int] = []
 
     /// A batcher writing rows through `compiled`'s mappers and link rows of
     /// its relationships, bounded by `limits`.

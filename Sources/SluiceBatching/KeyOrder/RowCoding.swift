@@ -15,22 +15,26 @@ enum RowCoding {
         appendVarint(UInt64(ordinal), to: &out)
         appendVarint(header, to: &out)
         rows.bytes.withUnsafeBufferPointer { text in
-            for column in 0..<rows.columnCount {
-                switch rows[row, column] {
-                case .absent: out.append(0)
-                case .null: out.append(1)
-                case .integer(let value):
-                    out.append(2)
-                    appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &out)
-                case .real(let value):
-                    out.append(3)
-                    withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
-                case .text(let offset, let count), .blob(let offset, let count):
-                    if case .text = rows[row, column] { out.append(4) } else { out.append(5) }
-                    appendVarint(UInt64(count), to: &out)
-                    out.append(contentsOf: text[Int(offset)..<Int(offset + count)])
-                }
-            }
+            for column in 0..<rows.columnCount { appendCell(rows[row, column], text, to: &out) }
+        }
+    }
+
+    /// Appends one cell in the encoding above: its tag byte, then its value
+    /// (text and blob bytes read from `text`, the arena's bytes).
+    static func appendCell(_ cell: Cell, _ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        switch cell {
+        case .absent: out.append(0)
+        case .null: out.append(1)
+        case .integer(let value):
+            out.append(2)
+            appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &out)
+        case .real(let value):
+            out.append(3)
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        case .text(let offset, let count), .blob(let offset, let count):
+            if case .text = cell { out.append(4) } else { out.append(5) }
+            appendVarint(UInt64(count), to: &out)
+            out.append(contentsOf: text[Int(offset)..<Int(offset + count)])
         }
     }
 

@@ -43,6 +43,12 @@ final class SQLiteStatement {
     func bind(_ index: Int32, _ value: String?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
     }
+    /// Binds the bytes of `value` as a BLOB (copied by SQLite).
+    func bind(_ index: Int32, _ value: [UInt8]) {
+        value.withUnsafeBytes {
+            sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sluice_sqlite_transient())
+        }
+    }
     /// Binds `value`, or NULL for nil.
     func bind(_ index: Int32, _ value: Int64?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
@@ -68,6 +74,12 @@ final class SQLiteStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func text(_ column: Int32) -> String { sqlite3_column_text(handle, column).map { String(cString: $0) } ?? "" }
+    /// The column's bytes (a BLOB's, or a text's), empty for NULL.
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
     /// Whether the column is NULL.
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     /// The column's text, nil for NULL.

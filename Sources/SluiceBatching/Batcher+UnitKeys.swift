@@ -1,0 +1,66 @@
+@_spi(Machinery) import SluiceRecords
+
+/// What a run that keeps record digests asks of the batcher after each
+/// record: the keys the record produced, with digests of what it
+/// contributed to each (``UnitKeys``). Costs nothing in other runs.
+extension Batcher {
+    /// Marks where the next record's rows begin. O(tables).
+    package func markRecord() {
+        rowMarks.removeAll(keepingCapacity: true)
+        for arena in arenas { rowMarks.append(arena?.rowCount ?? 0) }
+        for arena in linkArenas { rowMarks.append(arena?.rowCount ?? 0) }
+    }
+
+    /// Appends to `out` an entry (``UnitKeys``) for every row the records
+    /// since ``markRecord()`` added: each entity row's key and the digest of
+    /// its cells, and per link table each source's key and the digest of
+    /// its link rows. `scratch` holds encodings between calls. O(cells of
+    /// those rows), one keyed hash per entry.
+    package func appendRecordKeys(to out: inout [UInt8], hasher: inout UnitHasher, scratch: inout [UInt8]) {
+        guard rowMarks.count == arenas.count + linkArenas.count else { return }
+        for entity in arenas.indices {
+            guard let arena = arenas[entity], arena.rowCount > rowMarks[entity] else { continue }
+            arena.bytes.withUnsafeBufferPointer { text in
+                for row in rowMarks[entity]..<arena.rowCount {
+                    scratch.removeAll(keepingCapacity: true)
+                    for column in keyColumns[entity] { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
+                    let key = scratch
+                    scratch.removeAll(keepingCapacity: true)
+                    RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
+                    UnitKeys.append(
+                        table: entity, key: key, contribution: contribution(of: scratch, &hasher), to: &out)
+                }
+            }
+        }
+        for link in linkArenas.indices {
+            let mark = rowMarks[arenas.count + link]
+            guard let arena = linkArenas[link], arena.rowCount > mark else { continue }
+            let sourceCells = linkShapes[link].sourceColumns
+            arena.bytes.withUnsafeBufferPointer { text in
+                var row = mark
+                while row < arena.rowCount {
+                    var key: [UInt8] = []
+                    for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &key) }
+                    scratch.removeAll(keepingCapacity: true)
+                    // The source's link rows are consecutive: one record's list.
+                    var end = row
+                    while end < arena.rowCount {
+                        var same: [UInt8] = []
+                        for column in 0..<sourceCells { RowCoding.appendCell(arena[end, column], text, to: &same) }
+                        guard same == key else { break }
+                        RowCoding.append(row: end, of: arena, ordinal: 0, to: &scratch)
+                        end += 1
+                    }
+                    UnitKeys.append(
+                        table: arenas.count + link, key: key, contribution: contribution(of: scratch, &hasher),
+                        to: &out)
+                    row = end
+                }
+            }
+        }
+    }
+
+    private func contribution(of encoded: [UInt8], _ hasher: inout UnitHasher) -> UInt64 {
+        encoded.withUnsafeBytes { hasher.digest($0) }.high
+    }
+}

@@ -1,0 +1,41 @@
+import SluiceRecords
+
+/// The record digests a store keeps so that a later run parses only the
+/// units whose bytes changed (docs/record-digests.md): the secret the
+/// digests are keyed with, what they were made under, and how many units.
+package struct DigestSet: Sendable, Equatable {
+    /// The key of ``UnitHasher`` (``UnitHasher/secretBytes`` random bytes,
+    /// made with the set and never shown).
+    package var secret: [UInt8]
+    /// Everything that changes the rows a unit produces (the compiled
+    /// mapping, its defaults, the options that decide rows): a run under
+    /// another fingerprint parses every unit and remakes the set.
+    package var fingerprint: String
+    /// False once a run wrote the store without keeping digests: the units
+    /// no longer say what the tables hold, and the next run parses all.
+    package var valid: Bool
+    /// Units kept.
+    package var units: Int
+
+    package init(secret: [UInt8], fingerprint: String, valid: Bool, units: Int) {
+        self.secret = secret
+        self.fingerprint = fingerprint
+        self.valid = valid
+        self.units = units
+    }
+}
+
+/// One unit of the last digest run, as the store keeps it: its digest, the
+/// keys it produced in every entity with their contributions' digests
+/// (encoded by the pipeline; opaque here), and whether it is always parsed.
+package struct StoredUnit: Sendable, Equatable {
+    package var digest: UnitDigest
+    package var keys: [UInt8]
+    package var pinned: Bool
+
+    package init(digest: UnitDigest, keys: [UInt8], pinned: Bool) {
+        self.digest = digest
+        self.keys = keys
+        self.pinned = pinned
+    }
+}
