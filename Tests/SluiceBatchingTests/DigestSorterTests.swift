@@ -27,18 +27,26 @@ import Testing
 
     func drain(_ sorted: SortedDigests) throws -> [DigestEntry] {
         var out: [DigestEntry] = []
-        while let entry = try sorted.next() { out.append(entry) }
+        while let (entry, bytes) = try sorted.next() {
+            #expect(bytes == Self.bytes(of: entry))
+            out.append(entry)
+        }
         return out
+    }
+
+    /// Each entry's bytes: none for some, up to 300 for others, from its payload.
+    static func bytes(of entry: DigestEntry) -> [UInt8] {
+        (0..<Int(entry.payload % 5 == 0 ? 0 : entry.payload % 301)).map { UInt8(truncatingIfNeeded: $0 &+ Int(entry.payload)) }
     }
 
     /// Budgets from one that holds everything down to one that spills every
     /// two entries: the same order, every entry once.
-    @Test(arguments: [1 << 30, 24 * 1000, 24 * 97, 48])
+    @Test(arguments: [1 << 30, 24 * 1000, 24 * 97, 64, 600])
     func spilledRunsMergeInOrder(budget: Int) throws {
         let directory = TestPaths.temporaryDirectory()
         let all = entries(5_000, seed: UInt64(budget))
         let sorter = DigestSorter(directory: directory.path, memoryBytes: budget)
-        for entry in all { try sorter.add(entry) }
+        for entry in all { try sorter.add(entry, bytes: Self.bytes(of: entry)) }
         #expect(sorter.count == all.count)
         let merged = try drain(try sorter.sorted())
         #expect(merged == all.sorted())

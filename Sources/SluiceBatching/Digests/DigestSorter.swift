@@ -7,7 +7,7 @@ import SluiceRecords
 #endif
 
 /// One unit of a run as the digest join sees it: its digest and a number the
-/// caller chooses (its ordinal in the run's inputs).
+/// caller chooses (its ordinal in the run's inputs, say).
 package struct DigestEntry: Comparable, Sendable {
     package var digest: UnitDigest
     package var payload: UInt64
@@ -20,27 +20,28 @@ package struct DigestEntry: Comparable, Sendable {
     package static func < (left: DigestEntry, right: DigestEntry) -> Bool {
         left.digest != right.digest ? left.digest < right.digest : left.payload < right.payload
     }
-
-    /// The bytes of one entry in a run file.
-    static let stride = 24
 }
 
-/// Sorts a run's digest entries by digest in bounded memory, for the join
-/// with the digests a store keeps (docs/record-digests.md): entries are held
-/// up to ``memoryBytes``, then sorted and spilled as one run to a temporary
-/// file (unlinked at once); ``sorted()`` merges the runs. Fixed-width
-/// entries, so no encoding: 24 bytes each, 2,000,000 units make 48 MB of runs.
+/// Sorts digest entries, each with bytes of its own (a unit's keys, or
+/// none), by digest in bounded memory, for the join with the digests a store
+/// keeps and for saving units in the store's order (docs/record-digests.md):
+/// entries are held up to ``memoryBytes``, then sorted and spilled as one run
+/// to a temporary file (unlinked at once); ``sorted()`` merges the runs. A
+/// run holds each entry as its 16 digest bytes, 8 payload bytes, a varint
+/// length and the bytes: 25 bytes an entry without bytes, so 2,000,000 units
+/// make 50 MB of runs.
 ///
 /// Memory: the entries held, then while merging a read buffer of
 /// ``readBytes`` per run. Time: O(n log n) in the entries.
 package final class DigestSorter {
-    /// The entries held before a spill (24 bytes each).
+    /// The bytes of entries held before a spill.
     package let memoryBytes: Int
     /// The read buffer of each run while merging.
     static let readBytes = 64 << 10
 
     private let directory: String
-    private var held: [DigestEntry] = []
+    private var held: [(entry: DigestEntry, start: Int, count: Int)] = []
+    private var heldBytes: [UInt8] = []
     private var file: Int32 = -1
     private var path = ""
     private var size: Int64 = 0
@@ -49,7 +50,7 @@ package final class DigestSorter {
     /// A sorter spilling to `directory`, holding `memoryBytes` of entries.
     package init(directory: String, memoryBytes: Int = 8 << 20) {
         self.directory = directory
-        self.memoryBytes = max(memoryBytes, DigestEntry.stride * 2)
+        self.memoryBytes = max(memoryBytes, 64)
     }
 
     deinit { if file >= 0 { close(file) } }
@@ -57,21 +58,25 @@ package final class DigestSorter {
     /// Entries added so far.
     package private(set) var count = 0
 
-    /// Adds one entry; spills the entries held when they reach the budget.
-    package func add(_ entry: DigestEntry) throws(SpillError) {
-        held.append(entry)
+    /// Adds one entry with its `bytes`; spills the entries held when they
+    /// reach the budget.
+    package func add(_ entry: DigestEntry, bytes: some Collection<UInt8> = EmptyCollection()) throws(SpillError) {
+        held.append((entry, heldBytes.count, bytes.count))
+        heldBytes += bytes
         count += 1
-        if held.count * DigestEntry.stride >= memoryBytes { try spill() }
+        if held.count * 40 + heldBytes.count >= memoryBytes { try spill() }
     }
 
     /// The entries in digest order (then payload order). Ends the adding.
     package func sorted() throws(SpillError) -> SortedDigests {
-        held.sort()
-        if runs.isEmpty { return SortedDigests(held: held, file: -1, path: path, runs: []) }
+        if runs.isEmpty {
+            held.sort { $0.entry < $1.entry }
+            return SortedDigests(held: held, heldBytes: heldBytes)
+        }
         try spill()
         let descriptor = file
         file = -1
-        return SortedDigests(held: [], file: descriptor, path: path, runs: runs)
+        return SortedDigests(file: descriptor, path: path, runs: runs)
     }
 
     private func spill() throws(SpillError) {
@@ -86,19 +91,26 @@ package final class DigestSorter {
             unlink(path)
             file = descriptor
         }
-        held.sort()
+        held.sort { $0.entry < $1.entry }
         let start = size
-        var buffer = [UInt8]()
-        buffer.reserveCapacity(min(held.count, 1 << 16) * DigestEntry.stride)
-        for (index, entry) in held.enumerated() {
-            DigestEntry.append(entry, to: &buffer)
-            if buffer.count >= 1 << 20 || index == held.count - 1 {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        for item in held {
+            let entry = item.entry
+            withUnsafeBytes(of: (entry.digest.high.bigEndian, entry.digest.low.bigEndian, entry.payload.bigEndian)) {
+                buffer.append(contentsOf: $0)
+            }
+            RowCoding.appendVarint(UInt64(item.count), to: &buffer)
+            buffer += heldBytes[item.start..<item.start + item.count]
+            if buffer.count >= 1 << 20 {
                 try write(buffer)
                 buffer.removeAll(keepingCapacity: true)
             }
         }
+        try write(buffer)
         runs.append(start..<size)
         held.removeAll(keepingCapacity: true)
+        heldBytes.removeAll(keepingCapacity: true)
     }
 
     private func write(_ bytes: [UInt8]) throws(SpillError) {
@@ -109,20 +121,5 @@ package final class DigestSorter {
             done += wrote
             size += Int64(wrote)
         }
-    }
-}
-
-extension DigestEntry {
-    static func append(_ entry: DigestEntry, to buffer: inout [UInt8]) {
-        withUnsafeBytes(of: (entry.digest.high.bigEndian, entry.digest.low.bigEndian, entry.payload.bigEndian)) {
-            buffer.append(contentsOf: $0)
-        }
-    }
-
-    init(at offset: Int, of bytes: UnsafeRawBufferPointer) {
-        let digest = UnitDigest(bytes: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 16]))
-        self.init(
-            digest: digest,
-            payload: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)))
     }
 }

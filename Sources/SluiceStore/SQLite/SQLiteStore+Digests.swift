@@ -1,4 +1,5 @@
 import CSluiceSQLite3
+import SluiceBatching
 import SluiceRecords
 
 /// The record digests (docs/record-digests.md) in two tables of the store's
@@ -28,18 +29,20 @@ extension SQLiteStore {
             secret: state.blob(0), fingerprint: state.text(1), valid: state.int64(2) != 0, units: Int(state.int64(3)))
     }
 
-    /// Empties the digest set and starts it again under `fingerprint` and
-    /// `secret`, valid, in one transaction.
-    package func resetDigests(fingerprint: String, secret: [UInt8]) throws(StoreError) {
+    /// Starts a run that keeps digests under `fingerprint` and `secret`:
+    /// the set is marked invalid until the run's last ``saveUnits(_:removing:last:)``,
+    /// so that a run stopped between its first write and its units' save
+    /// leaves a set the next run does not trust; `fresh` drops the units kept
+    /// (a run that parses every unit). One transaction.
+    package func startDigests(fingerprint: String, secret: [UInt8], fresh: Bool) throws(StoreError) {
         let action = "starting the record digests"
         try connection.begin(action)
         do throws(StoreError) {
+            if fresh { try connection.execute("DROP TABLE IF EXISTS _sluice_units", action) }
             try connection.execute(Self.digestSchema, action)
-            try connection.execute("DELETE FROM _sluice_units", action)
             let state = try SQLiteStatement(
-                connection,
-                "INSERT OR REPLACE INTO _sluice_digest_state (id, secret, fingerprint, valid) "
-                    + "VALUES (1, ?, ?, 1)", action)
+                connection, "INSERT OR REPLACE INTO _sluice_digest_state (id, secret, fingerprint, valid) "
+                    + "VALUES (1, ?, ?, 0)", action)
             state.bind(1, secret)
             state.bind(2, fingerprint)
             try state.run(action)
@@ -75,8 +78,9 @@ extension SQLiteStore {
     }
 
     /// Deletes the units of `removed` and inserts (or replaces) those of
-    /// `saved`, in one transaction.
-    package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest]) throws(StoreError) {
+    /// `saved`, in one transaction; the `last` call of a run also marks the
+    /// set valid. O(units) statements on the digest's index.
+    package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {
         let action = "saving the record digests"
         try connection.begin(action)
         do throws(StoreError) {
@@ -95,6 +99,7 @@ extension SQLiteStore {
                 insert.bind(3, Int64(unit.pinned ? 1 : 0))
                 try insert.run(action)
             }
+            if last { try connection.execute("UPDATE _sluice_digest_state SET valid = 1", action) }
             try connection.commit(action)
         } catch {
             connection.rollback()

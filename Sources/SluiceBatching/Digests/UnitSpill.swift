@@ -1,0 +1,38 @@
+import SluiceRecords
+
+/// The units a run read, kept on disk until the run saves them, handed over
+/// in digest order — the order of the store's table, which a B-tree takes
+/// about six times faster than random order (2,000,000 units into SQLite
+/// from Python: 15.5 s sorted, 91.6 s not). Each unit's keys ride with its
+/// digest through the ``DigestSorter``, so reading them back is sequential.
+///
+/// Memory: the sorter's budget. Disk: about 25 bytes a unit plus its keys
+/// (about 45 bytes a unit of the events mapping).
+package final class UnitSpill {
+    private let sorter: DigestSorter
+
+    /// A spill in `directory`.
+    package init(directory: String, memoryBytes: Int = 8 << 20) {
+        sorter = DigestSorter(directory: directory, memoryBytes: memoryBytes)
+    }
+
+    /// Units added so far.
+    package var count: Int { sorter.count }
+
+    /// Adds one unit: its digest, its keys, whether it is pinned.
+    package func add(_ unit: StoredUnit) throws(SpillError) {
+        try sorter.add(DigestEntry(digest: unit.digest, payload: unit.pinned ? 1 : 0), bytes: unit.keys)
+    }
+
+    /// Hands every unit to `body` in digest order (a digest added twice,
+    /// once: the same bytes give the same keys). Ends the spill.
+    package func drain(_ body: (StoredUnit) throws(SpillError) -> Void) throws(SpillError) {
+        let sorted = try sorter.sorted()
+        var last: UnitDigest?
+        while let (entry, keys) = try sorted.next() {
+            if entry.digest == last { continue }
+            last = entry.digest
+            try body(StoredUnit(digest: entry.digest, keys: keys, pinned: entry.payload == 1))
+        }
+    }
+}
