@@ -54,6 +54,13 @@ public struct ImportOptions: Sendable, Equatable {
     /// reported in ``ImportReport/wouldFail`` rather than thrown. Refused
     /// with ``resume``.
     public var dryRun = false
+    /// Parse every record, and keep no record digests (docs/record-digests.md):
+    /// the run writes the store as any run does and voids the digests an
+    /// earlier run kept, so the next run without it parses every record
+    /// again and keeps new ones. For a store whose tables something other
+    /// than sluice wrote, and for comparing a run that skips with one that
+    /// does not.
+    public var noSkip = false
 
     /// The defaults.
     public init() {}

@@ -121,7 +121,7 @@ public struct Importer: Sendable {
         let compiled = try compile(for: format)
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: [(name, nil)],
-            expectedBytes: nil, progress: progress)
+            formats: [nil], expectedBytes: nil, progress: progress)
         try pipeline.beginInput(name: name, format: format, compressed: false)
         return PushImport(pipeline: pipeline)
     }
@@ -160,7 +160,8 @@ public struct Importer: Sendable {
         }
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: identities,
-            expectedBytes: expected, progress: progress, cancellation: cancellation)
+            formats: sources.map { $0.path == "-" ? nil : $0.format }, expectedBytes: expected, progress: progress,
+            cancellation: cancellation)
         do throws(ImportError) {
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)

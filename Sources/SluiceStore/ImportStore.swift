@@ -84,6 +84,22 @@ package protocol ImportStore: AnyObject {
     /// nil when the store cannot offer one.
     func makeReferenceCounter() -> (any ReferenceCounter)?
 
+    /// Whether the store keeps record digests (docs/record-digests.md).
+    var keepsDigests: Bool { get }
+    /// The record digests the store keeps, nil when none.
+    func digestSet() throws(StoreError) -> DigestSet?
+    /// Starts a run that keeps digests under `fingerprint` and `secret`; the
+    /// set is invalid until the run's last ``saveUnits(_:removing:last:)``;
+    /// `fresh` drops the units kept. One transaction.
+    func startDigests(fingerprint: String, secret: [UInt8], fresh: Bool) throws(StoreError)
+    /// Deletes the units of `removed` and saves those of `saved` in one
+    /// transaction; the `last` call of a run marks the set valid.
+    func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError)
+    /// Marks the digest set invalid: a run writes without keeping digests.
+    func voidDigests() throws(StoreError)
+    /// Calls `body` with each unit kept, in digest order.
+    func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError)
+
     /// Makes the statement running now stop soon with an interruption.
     /// Safe to call from any thread.
     func interrupt()

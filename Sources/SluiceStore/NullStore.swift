@@ -5,7 +5,7 @@ import SluiceBatching
 /// inserted (a deletion as deleted) and dropped. It measures everything but
 /// the store — reading, parsing, mapping, batching, sorting — as osm2pgsql's
 /// `output-null` does; `sluice import --into null:` selects it.
-package final class NullStore: ImportStore {
+package final class NullStore: ImportStore, KeepsNoDigests {
     /// What `--into` names it.
     package static let target = "null:"
 

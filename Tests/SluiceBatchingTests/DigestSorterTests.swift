@@ -36,7 +36,9 @@ import Testing
 
     /// Each entry's bytes: none for some, up to 300 for others, from its payload.
     static func bytes(of entry: DigestEntry) -> [UInt8] {
-        (0..<Int(entry.payload % 5 == 0 ? 0 : entry.payload % 301)).map { UInt8(truncatingIfNeeded: $0 &+ Int(entry.payload)) }
+        (0..<Int(entry.payload % 5 == 0 ? 0 : entry.payload % 301)).map {
+            UInt8(truncatingIfNeeded: $0 &+ Int(entry.payload))
+        }
     }
 
     /// Budgets from one that holds everything down to one that spills every

@@ -21,8 +21,9 @@ extension ImportPipeline {
             record(failure: .cancelled)
             throw .cancelled
         }
-        var warnings = store.migrations
+        var warnings = store.migrations + (digestWarning.map { [$0] } ?? [])
         do throws(ImportError) {
+            try saveUnits()
             try sweepMissing(&warnings)
         } catch {
             record(failure: error)

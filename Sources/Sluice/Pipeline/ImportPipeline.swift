@@ -30,10 +30,13 @@ final class ImportPipeline {
     var wouldFail: String?
     /// The run this one resumes, as the ledger had it.
     var resumedRun: RunRecord?
+    /// Why the run keeps no record digests (a warning of its report), nil
+    /// when it keeps them (``DigestPolicy``).
+    var digestRefusal: String?
 
     init(
         compiled: CompiledMapping, storePath: String, openStore: Importer.StoreOpener?, options: ImportOptions,
-        inputs: [(name: String, identity: InputIdentity?)], expectedBytes: Int64?,
+        inputs: [(name: String, identity: InputIdentity?)], formats: [InputFormat?], expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag = Flag()
     ) throws(ImportError) {
         self.compiled = compiled
@@ -79,6 +82,9 @@ final class ImportPipeline {
         } catch {
             throw .store(error)
         }
+        let recorder: UnitRecorder?
+        (recorder, digestRefusal) = try Self.recordDigests(
+            store, compiled, options, formats: formats, directory: options.sort.directory ?? target.sortDirectory)
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sorter =
             options.order == .key
@@ -89,6 +95,7 @@ final class ImportPipeline {
             compiled: compiled, options: options, exchange: exchange, identities: identities,
             resumePoints: resumePoints,
             resumedStreams: resumedStreams)
+        parseSide.recorder = recorder
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
             startTime: startTime,

@@ -39,6 +39,9 @@ final class ParseSide: RecordSink {
     /// Set when the queue refused a group (the store side failed): the
     /// parse stops, and its error is the store's.
     private var storeStopped = false
+    /// In a run that keeps record digests: cuts the input into units and
+    /// records each one's digest and keys.
+    var recorder: UnitRecorder?
 
     /// A parse side for `compiled`, cutting groups onto `exchange`; the
     /// inputs' `identities` and what a resume skips (`resumePoints`, and
@@ -78,6 +81,7 @@ final class ParseSide: RecordSink {
             format: format, handler: assembler, name: name, compressed: compressed, multipleValues: multiple,
             limits: options.limits)
         input = (name, assembler, parser)
+        try recorder?.begin(name: name, compiled: compiled, multipleValues: multiple)
         inputBytes = 0
         rawCurrent = 0
         streamChecksum = 0
@@ -92,10 +96,16 @@ final class ParseSide: RecordSink {
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
         if fileIdentity(input.name) == nil { try followStream(bytes) }
-        do {
-            try input.parser.feed(bytes)
-        } catch {
-            throw translate(error)
+        if let recorder {
+            try recorder.feed(bytes) { piece throws(ImportError) in
+                do throws(ParseError) { try input.parser.feed(piece) } catch { throw translate(error) }
+            }
+        } else {
+            do {
+                try input.parser.feed(bytes)
+            } catch {
+                throw translate(error)
+            }
         }
         inputBytes += Int64(bytes.count)
     }
@@ -109,6 +119,7 @@ final class ParseSide: RecordSink {
         } catch {
             throw translate(error)
         }
+        try recorder?.end()
         if let expected = streamToVerify {
             throw .usage(
                 "cannot resume: \(input.name) ended after \(inputBytes) bytes, before the \(expected.size) bytes the interrupted run had read; run the import without --resume"
@@ -130,7 +141,13 @@ final class ParseSide: RecordSink {
     /// the group if it is full. Stops the parse (throws) when the queue
     /// refuses the group; ``translate(_:)`` then reports the store's failure.
     func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
-        try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        if let recorder {
+            batcher.markRecord()
+            try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+            recorder.recorded(by: batcher)
+        } else {
+            try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        }
         if batcher.isFull && !cutGroup() {
             storeStopped = true
             throw GroupRefused()

@@ -112,7 +112,8 @@ package final class SortedDigests {
             var done = 0
             while done < count {
                 let got = buffer.withUnsafeMutableBytes {
-                    pread(file, $0.baseAddress! + old + done, count - done, off_t(cursor.range.lowerBound) + off_t(done))
+                    pread(
+                        file, $0.baseAddress! + old + done, count - done, off_t(cursor.range.lowerBound) + off_t(done))
                 }
                 guard got > 0 else { throw SpillError(path: path, action: "reading a digest run", errno: errno) }
                 done += got

@@ -24,15 +24,25 @@ package final class UnitSpill {
         try sorter.add(DigestEntry(digest: unit.digest, payload: unit.pinned ? 1 : 0), bytes: unit.keys)
     }
 
-    /// Hands every unit to `body` in digest order (a digest added twice,
-    /// once: the same bytes give the same keys). Ends the spill.
-    package func drain(_ body: (StoredUnit) throws(SpillError) -> Void) throws(SpillError) {
-        let sorted = try sorter.sorted()
-        var last: UnitDigest?
-        while let (entry, keys) = try sorted.next() {
+    /// The units in digest order (a digest added twice, once: the same
+    /// bytes give the same keys). Ends the spill.
+    package func sorted() throws(SpillError) -> SortedUnits { SortedUnits(try sorter.sorted()) }
+}
+
+/// A ``UnitSpill``'s units in digest order, each digest once.
+package final class SortedUnits {
+    private let digests: SortedDigests
+    private var last: UnitDigest?
+
+    init(_ digests: SortedDigests) { self.digests = digests }
+
+    /// The next unit, nil after the last.
+    package func next() throws(SpillError) -> StoredUnit? {
+        while let (entry, keys) = try digests.next() {
             if entry.digest == last { continue }
             last = entry.digest
-            try body(StoredUnit(digest: entry.digest, keys: keys, pinned: entry.payload == 1))
+            return StoredUnit(digest: entry.digest, keys: keys, pinned: entry.payload == 1)
         }
+        return nil
     }
 }

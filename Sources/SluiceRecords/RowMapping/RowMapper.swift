@@ -18,6 +18,10 @@ package protocol RowMapper: AnyObject {
     /// decides the key column's type).
     var tableIsReady: Bool { get }
 
+    /// Whether Swift hooks run for the entity's records or values: a run
+    /// that calls them does something even when its rows are unchanged.
+    var runsHooks: Bool { get }
+
     /// Takes the columns of the table already in the store, so that a
     /// repeated import reads its records into the same columns and types.
     func adopt(stored: [ColumnSchema])
@@ -162,6 +166,9 @@ package final class EntityMapper: RowMapper {
     /// `keyless` relationships; the batcher fills it
     /// (``CompiledMapping/derivedKeys``).
     package let derivedKey: Int?
+    /// Whether Swift hooks run for the entity's records or values: a run
+    /// that calls them does something even when its rows are unchanged.
+    package var runsHooks: Bool { hasRecordHooks || hasHandlers || hooks.didImport != nil }
     /// Value handlers by column, resolved once.
     private let handlers: [(@Sendable (RawValue) throws -> StoredValue?)?]
     /// Whether any attribute has a value handler, or the entity a record

@@ -31,6 +31,8 @@ package final class SchemalessMapper: RowMapper {
     }
 
     package var tableIsReady: Bool { keyTypeKnown }
+    /// A mapping without one has no hooks.
+    package var runsHooks: Bool { false }
 
     /// Takes the stored table's columns and types (the key first, the rest in
     /// stored order); a stored table without the key column is left to the

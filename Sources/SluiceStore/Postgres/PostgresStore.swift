@@ -12,7 +12,7 @@ import SluiceInput
 /// and its checkpoint commit in one transaction. Rows go in key order and
 /// conflicts resolve on the key, so several importers can write one
 /// database at once.
-package final class PostgresStore: RowStore {
+package final class PostgresStore: RowStore, KeepsNoDigests {
     let connection: PostgresConnection
     /// What libpq was given, for a second connection.
     let conninfo: String

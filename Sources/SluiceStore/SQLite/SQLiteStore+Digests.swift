@@ -16,6 +16,8 @@ extension SQLiteStore {
           digest BLOB PRIMARY KEY, keys BLOB NOT NULL, pinned INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID
         """
 
+    package var keepsDigests: Bool { true }
+
     /// The store's digest set, nil when it keeps none.
     package func digestSet() throws(StoreError) -> DigestSet? {
         let action = "reading the record digests"
@@ -41,7 +43,8 @@ extension SQLiteStore {
             if fresh { try connection.execute("DROP TABLE IF EXISTS _sluice_units", action) }
             try connection.execute(Self.digestSchema, action)
             let state = try SQLiteStatement(
-                connection, "INSERT OR REPLACE INTO _sluice_digest_state (id, secret, fingerprint, valid) "
+                connection,
+                "INSERT OR REPLACE INTO _sluice_digest_state (id, secret, fingerprint, valid) "
                     + "VALUES (1, ?, ?, 0)", action)
             state.bind(1, secret)
             state.bind(2, fingerprint)

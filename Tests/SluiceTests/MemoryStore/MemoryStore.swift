@@ -8,7 +8,7 @@ import SluiceStore
 /// and every row). One run's view of a ``MemoryDatabase``: each transaction
 /// works on a copy of the state and commits it to the database (a dry run
 /// never does), so that a failed group leaves nothing, as in SQLite.
-final class MemoryStore: RowStore {
+final class MemoryStore: RowStore, KeepsNoDigests {
     let database: MemoryDatabase
     let options: StoreOptions
     let dryRun: Bool

@@ -1,0 +1,55 @@
+@_spi(Machinery) import SluiceRecords
+
+/// Whether a run keeps record digests (docs/record-digests.md), decided once
+/// when it starts: a run keeps them only where running it again would write
+/// nothing, and when its inputs can be cut into units.
+enum DigestPolicy {
+    /// The version of what a unit's digest and keys mean: a sluice whose
+    /// mapping of records to rows changes raises it, so that digests an
+    /// older one kept are not trusted.
+    static let version = 1
+
+    /// Why a run of `compiled` with `options` over inputs of `formats`
+    /// (`nil` for standard input or a push) keeps no digests, or nil when it
+    /// keeps them. The reasons are the run's warnings.
+    static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?]) -> String? {
+        if options.noSkip { return "--no-skip" }
+        if options.dryRun { return "a dry run" }
+        if options.resume { return "a resumed run" }
+        if options.order == .input { return "--order input" }
+        if formats.contains(where: { $0 == nil }) { return "standard input and pushed input are not cut into units" }
+        if compiled.documentKind == .xml { return "XML inputs are not cut into units yet" }
+        let multiple = formats.contains(.jsonl) || compiled.routes.contains { $0.path.components.isEmpty }
+        if multiple && compiled.routes.contains(where: { !$0.path.components.isEmpty }) {
+            return "records nested inside the values of JSON Lines"
+        }
+        // A stub is made once, when its target is missing; only a sweep of
+        // the target's table can make a later run stub it again.
+        let swept = Set(compiled.mappers.filter(\.schema.deleteMissing).map(\.schema.name))
+        for (entity, mapper) in compiled.mappers.enumerated() {
+            let name = mapper.schema.name
+            if mapper.runsHooks { return "\(name) runs hooks" }
+            if mapper.schema.mode == .updateOnly { return "\(name) is update-only" }
+            if mapper.schema.keyColumns.isEmpty && compiled.derivedKeys[entity] == nil {
+                return "\(name) has no key: each run creates its rows"
+            }
+            if mapper.schema.references.contains(where: { $0.missing == .stub && swept.contains($0.targetTable) }) {
+                return "\(name) stubs missing references in a table delete-missing sweeps"
+            }
+        }
+        if let link = compiled.links.first(where: { $0.missing == .stub && swept.contains($0.targetTable) }) {
+            return "\(link.name) stubs missing targets in a table delete-missing sweeps"
+        }
+        for relations in compiled.relations where relations.contains(where: { $0.keyless == .create }) {
+            return "a keyless relationship creates a row each run"
+        }
+        return nil
+    }
+
+    /// What decides the rows a unit produces, as the digest set records it:
+    /// the mapping compiled for the run, the options that change rows, the
+    /// version of their meaning.
+    static func fingerprint(_ compiled: CompiledMapping, _ options: ImportOptions) -> String {
+        "\(version) \(compiled.fingerprint) \(RunOptions(fingerprint: compiled.fingerprint, options: options).json)"
+    }
+}

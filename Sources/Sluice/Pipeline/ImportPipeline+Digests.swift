@@ -1,0 +1,75 @@
+import SluiceBatching
+@_spi(Machinery) import SluiceRecords
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The record digests of a run (docs/record-digests.md): whether it keeps
+/// them, starting the store's set before the first write, saving the units
+/// once the rows are written.
+extension ImportPipeline {
+    /// Units saved per transaction at the end of a run.
+    static let unitsPerSave = 10_000
+
+    /// Decides whether the run keeps record digests in `store`: if so, starts
+    /// the store's set (invalid until the units are saved) and returns the
+    /// recorder the parse side feeds; if not, voids the set when the run
+    /// writes, and returns why not.
+    static func recordDigests(
+        _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?],
+        directory: String
+    ) throws(ImportError) -> (UnitRecorder?, String?) {
+        var refusal = DigestPolicy.refusal(compiled, options, formats: formats)
+        if refusal == nil && !store.keepsDigests { refusal = "the store keeps no record digests" }
+        do throws(StoreError) {
+            guard refusal == nil else {
+                if !options.dryRun { try store.voidDigests() }
+                return (nil, refusal)
+            }
+            let secret = try store.digestSet()?.secret ?? newSecret()
+            try store.startDigests(
+                fingerprint: DigestPolicy.fingerprint(compiled, options), secret: secret, fresh: true)
+            return (UnitRecorder(secret: secret, directory: directory), nil)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Saves the units the run read, in digest order, ``unitsPerSave`` a
+    /// transaction; the last marks the set valid.
+    func saveUnits() throws(ImportError) {
+        guard let recorder = parseSide.recorder else { return }
+        let units: SortedUnits
+        do { units = try recorder.spill.sorted() } catch { throw .spill(error) }
+        var batch: [StoredUnit] = []
+        while true {
+            let unit: StoredUnit?
+            do { unit = try units.next() } catch { throw .spill(error) }
+            if let unit {
+                batch.append(unit)
+                if batch.count < Self.unitsPerSave { continue }
+            }
+            do { try store.saveUnits(batch, removing: [], last: unit == nil) } catch { throw .store(error) }
+            batch.removeAll(keepingCapacity: true)
+            if unit == nil { return }
+        }
+    }
+
+    /// The warning of a run into a store that keeps digests, when this run
+    /// keeps none: the next run parses every record.
+    var digestWarning: String? {
+        guard let digestRefusal, store.keepsDigests, !options.dryRun, !options.noSkip else { return nil }
+        return "record digests not kept (\(digestRefusal)): the next run parses every record again"
+    }
+
+    /// A new digest secret from the system's random source.
+    private static func newSecret() -> [UInt8] {
+        var secret = [UInt8](repeating: 0, count: UnitHasher.secretBytes)
+        var generator = SystemRandomNumberGenerator()
+        for index in secret.indices { secret[index] = UInt8.random(in: 0...255, using: &generator) }
+        return secret
+    }
+}

@@ -1,0 +1,16 @@
+import SluiceBatching
+import SluiceRecords
+
+/// A store that keeps no record digests (docs/record-digests.md): the null
+/// store, which keeps nothing, and PostgreSQL until its tables exist. A run
+/// into it parses every record and says why.
+package protocol KeepsNoDigests: ImportStore {}
+
+extension KeepsNoDigests {
+    package var keepsDigests: Bool { false }
+    package func digestSet() throws(StoreError) -> DigestSet? { nil }
+    package func startDigests(fingerprint: String, secret: [UInt8], fresh: Bool) throws(StoreError) {}
+    package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {}
+    package func voidDigests() throws(StoreError) {}
+    package func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError) {}
+}
