@@ -27,6 +27,12 @@ struct DocumentParser {
         if let xml { try xml.feed(bytes) } else { try json?.feed(bytes) }
     }
 
+    /// Places the next bytes at `byteOffset` of the input, on `line` starting
+    /// at `lineStart` (JSON; a parse fed only some values).
+    func skip(to byteOffset: Int64, line: Int, lineStart: Int64) throws(ParseError) {
+        try json?.skip(to: byteOffset, line: line, lineStart: lineStart)
+    }
+
     /// Ends the input; an incomplete document is an error.
     func finish() throws(ParseError) {
         if let xml { try xml.finish() } else { try json?.finish() }

@@ -163,6 +163,7 @@ public struct Importer: Sendable {
             formats: sources.map { $0.path == "-" ? nil : $0.format }, expectedBytes: expected, progress: progress,
             cancellation: cancellation)
         do throws(ImportError) {
+            try pipeline.planSkipping(sources.map { ($0.path, $0.format) })
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
                 let reader = ReadAhead(source, chunkSize: options.chunkSize)

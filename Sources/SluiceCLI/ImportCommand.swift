@@ -70,6 +70,12 @@ struct ImportCommand: ParsableCommand {
     )
     var dryRun = false
 
+    @Flag(
+        help:
+            "Parse every record and keep no record digests: the next run parses every record again and keeps new ones. For a store something other than sluice wrote (docs/record-digests.md)."
+    )
+    var noSkip = false
+
     @Option(help: "Write the counts, every table written and the warnings as JSON to this file.")
     var statsJson: String?
 
@@ -190,6 +196,7 @@ struct ImportCommand: ParsableCommand {
         options.allowEmptyDelete = allowEmptyDelete
         options.maxDelete = maxDelete
         options.dryRun = dryRun
+        options.noSkip = noSkip
         options.resume = resume
         options.resumeCommand = ResumeCommand.line(
             arguments: CommandLine.arguments, directory: FileManager.default.currentDirectoryPath, store: into)

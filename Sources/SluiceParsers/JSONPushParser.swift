@@ -103,6 +103,22 @@ package final class JSONPushParser {
         try parse(bytes)
     }
 
+    /// Places the next bytes fed at `byteOffset` of the input, on 1-based
+    /// `line` whose first byte is at `lineStart`: a parse fed only some of an
+    /// input's values (the records whose digests are new) reports the
+    /// locations of the whole input. Between values only.
+    package func skip(to byteOffset: Int64, line: Int, lineStart: Int64) throws(ParseError) {
+        if !headDone {
+            headDone = true
+            let held = head
+            head = []
+            try parseHeld(held, from: 0)
+        }
+        fedBefore = byteOffset
+        newlinesBefore = line - 1
+        self.lineStart = lineStart
+    }
+
     /// Ends the input: an unfinished value, or no value at all, is an error.
     package func finish() throws(ParseError) {
         if !headDone {

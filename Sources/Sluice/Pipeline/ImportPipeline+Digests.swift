@@ -16,32 +16,54 @@ extension ImportPipeline {
 
     /// Decides whether the run keeps record digests in `store`: if so, starts
     /// the store's set (invalid until the units are saved) and returns the
-    /// recorder the parse side feeds; if not, voids the set when the run
-    /// writes, and returns why not.
+    /// recorder the parse side feeds, with the plan of a run that skips the
+    /// units the store kept when its set is valid and made under the same
+    /// fingerprint; if not, voids the set when the run writes, and returns
+    /// why not.
     static func recordDigests(
         _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?],
         directory: String
-    ) throws(ImportError) -> (UnitRecorder?, String?) {
+    ) throws(ImportError) -> (recorder: UnitRecorder?, plan: SkipPlan?, refusal: String?) {
         var refusal = DigestPolicy.refusal(compiled, options, formats: formats)
         if refusal == nil && !store.keepsDigests { refusal = "the store keeps no record digests" }
         do throws(StoreError) {
             guard refusal == nil else {
                 if !options.dryRun { try store.voidDigests() }
-                return (nil, refusal)
+                return (nil, nil, refusal)
             }
-            let secret = try store.digestSet()?.secret ?? newSecret()
-            try store.startDigests(
-                fingerprint: DigestPolicy.fingerprint(compiled, options), secret: secret, fresh: true)
-            return (UnitRecorder(secret: secret, directory: directory), nil)
+            let fingerprint = DigestPolicy.fingerprint(compiled, options)
+            let kept = try store.digestSet()
+            let secret = kept?.secret ?? newSecret()
+            // Delete-missing needs the keys of skipped units counted as seen: not yet.
+            let skips =
+                kept?.valid == true && kept?.fingerprint == fingerprint
+                && !compiled.mappers.contains { $0.schema.deleteMissing }
+            try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
+            let plan =
+                skips
+                ? SkipPlan(
+                    compiled: compiled, options: options, secret: secret, directory: directory, inputs: formats.count)
+                : nil
+            return (UnitRecorder(secret: secret, directory: directory), plan, nil)
         } catch {
             throw .store(error)
         }
+    }
+
+    /// Before the parse of a run that skips: plans which units it parses
+    /// (``SkipPlan``) and hands the choice to the parse side.
+    func planSkipping(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) {
+        guard let plan = skipPlan, let recorder = parseSide.recorder else { return }
+        try plan.plan(inputs, store: store)
+        recorder.selection = plan.selection
+        recorder.mixedKeys = plan.mixedKeys
     }
 
     /// Saves the units the run read, in digest order, ``unitsPerSave`` a
     /// transaction; the last marks the set valid.
     func saveUnits() throws(ImportError) {
         guard let recorder = parseSide.recorder else { return }
+        var removed = skipPlan?.removed ?? []
         let units: SortedUnits
         do { units = try recorder.spill.sorted() } catch { throw .spill(error) }
         var batch: [StoredUnit] = []
@@ -52,7 +74,9 @@ extension ImportPipeline {
                 batch.append(unit)
                 if batch.count < Self.unitsPerSave { continue }
             }
-            do { try store.saveUnits(batch, removing: [], last: unit == nil) } catch { throw .store(error) }
+            let removing = removed
+            removed = []
+            do { try store.saveUnits(batch, removing: removing, last: unit == nil) } catch { throw .store(error) }
             batch.removeAll(keepingCapacity: true)
             if unit == nil { return }
         }

@@ -33,6 +33,8 @@ final class ImportPipeline {
     /// Why the run keeps no record digests (a warning of its report), nil
     /// when it keeps them (``DigestPolicy``).
     var digestRefusal: String?
+    /// The plan of a run that skips the units the store kept.
+    var skipPlan: SkipPlan?
 
     init(
         compiled: CompiledMapping, storePath: String, openStore: Importer.StoreOpener?, options: ImportOptions,
@@ -83,7 +85,7 @@ final class ImportPipeline {
             throw .store(error)
         }
         let recorder: UnitRecorder?
-        (recorder, digestRefusal) = try Self.recordDigests(
+        (recorder, skipPlan, digestRefusal) = try Self.recordDigests(
             store, compiled, options, formats: formats, directory: options.sort.directory ?? target.sortDirectory)
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sorter =

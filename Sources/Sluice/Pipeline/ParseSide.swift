@@ -42,6 +42,8 @@ final class ParseSide: RecordSink {
     /// In a run that keeps record digests: cuts the input into units and
     /// records each one's digest and keys.
     var recorder: UnitRecorder?
+    /// Inputs begun so far (the current one's index among the run's, less one).
+    private var inputsBegun = 0
 
     /// A parse side for `compiled`, cutting groups onto `exchange`; the
     /// inputs' `identities` and what a resume skips (`resumePoints`, and
@@ -81,7 +83,8 @@ final class ParseSide: RecordSink {
             format: format, handler: assembler, name: name, compressed: compressed, multipleValues: multiple,
             limits: options.limits)
         input = (name, assembler, parser)
-        try recorder?.begin(name: name, compiled: compiled, multipleValues: multiple)
+        try recorder?.begin(name: name, input: inputsBegun, compiled: compiled, multipleValues: multiple)
+        inputsBegun += 1
         inputBytes = 0
         rawCurrent = 0
         streamChecksum = 0
@@ -99,6 +102,14 @@ final class ParseSide: RecordSink {
         if let recorder {
             try recorder.feed(bytes) { piece throws(ImportError) in
                 do throws(ParseError) { try input.parser.feed(piece) } catch { throw translate(error) }
+            } reposition: { unit throws(ImportError) in
+                do throws(ParseError) {
+                    try input.parser.skip(
+                        to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
+                } catch {
+                    throw translate(error)
+                }
+                input.assembler.numberNext(unit.ordinal)
             }
         } else {
             do {
@@ -114,12 +125,16 @@ final class ParseSide: RecordSink {
     /// its remaining rows are queued with the input's final checkpoint.
     func endInput() throws(ImportError) {
         guard let input else { return }
+        // A parse fed only some units (or none) ends between values, and
+        // numbers the input's records as a whole parse would.
+        let selective = recorder?.selection != nil
         do {
-            try input.parser.finish()
+            if !selective || recorder?.parsedAny == true { try input.parser.finish() }
         } catch {
             throw translate(error)
         }
         try recorder?.end()
+        if selective, let recorder { input.assembler.numberNext(recorder.unitsSeen + 1) }
         if let expected = streamToVerify {
             throw .usage(
                 "cannot resume: \(input.name) ended after \(inputBytes) bytes, before the \(expected.size) bytes the interrupted run had read; run the import without --resume"

@@ -13,8 +13,24 @@ import SluiceParsers
 /// record: its keys and one keyed hash of each row it produced.
 final class UnitRecorder {
     let spill: UnitSpill
+    /// Keys (``UnitKeys`` table and key bytes) whose contributions disagree:
+    /// a unit that produces one is pinned (always parsed).
+    var mixedKeys: Set<[UInt8]> = []
+    /// Where each unit goes once read: by default into ``spill``.
+    var unitEnded: ((StoredUnit) throws(ImportError) -> Void)?
     private var hasher: UnitHasher
+    /// Hashes the contributions of a unit's records while ``hasher`` is in
+    /// the middle of the unit's bytes.
+    private var contributions: UnitHasher
     private var scanner: RecordBoundaryScanner?
+    /// The units parsed, when only some are (a run that skips the units
+    /// whose digests it kept), and the input being read among the run's.
+    var selection: UnitSelection?
+    private var input = 0
+    /// Units of the current input seen so far (its last unit's ordinal), and
+    /// whether any of them was parsed.
+    private(set) var unitsSeen = 0
+    private(set) var parsedAny = false
     /// The unit being read: whether one is, and the keys of its records.
     private var inUnit = false
     private var keys: [UInt8] = []
@@ -24,12 +40,16 @@ final class UnitRecorder {
     /// A recorder keying its digests with `secret`, spilling in `directory`.
     init(secret: [UInt8], directory: String) {
         hasher = UnitHasher(secret: secret)
+        contributions = hasher
         spill = UnitSpill(directory: directory)
     }
 
     /// Starts the input called `name`: its units are the records of
     /// `compiled`'s paths (`multipleValues` as its parser reads it).
-    func begin(name: String, compiled: CompiledMapping, multipleValues: Bool) throws(ImportError) {
+    func begin(name: String, input: Int, compiled: CompiledMapping, multipleValues: Bool) throws(ImportError) {
+        self.input = input
+        unitsSeen = 0
+        parsedAny = false
         do {
             scanner = try RecordBoundaryScanner(
                 paths: compiled.routes.map(\.path), kind: compiled.documentKind, multipleValues: multipleValues,
@@ -41,25 +61,37 @@ final class UnitRecorder {
     }
 
     /// Feeds `chunk` to `parse` in pieces that end where units end, hashing
-    /// each unit and closing it once its bytes are parsed.
+    /// each unit and closing it once its bytes are parsed. With a
+    /// ``selection``, only the selected units are parsed (and hashed), each
+    /// after `reposition` places the parser and the record numbers at its
+    /// start; the bytes between them are not parsed.
     func feed(
-        _ chunk: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void
+        _ chunk: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        reposition: (UnitBoundary) throws(ImportError) -> Void
     ) throws(ImportError) {
         boundaries.removeAll(keepingCapacity: true)
         scanner?.scan(chunk) { boundary, context in
             boundaries.append((boundary, boundary.kind == .start ? context.open : []))
         }
+        let selective = selection != nil
         var parsed = 0
         var hashedFrom = 0
         for (boundary, open) in boundaries {
             let at = boundary.offsetInChunk
             if boundary.kind == .start {
+                unitsSeen = boundary.ordinal
+                inUnit = selection?.contains(input: input, ordinal: boundary.ordinal) ?? true
+                guard inUnit else { continue }
+                parsedAny = true
+                if selective {
+                    try reposition(boundary)
+                    parsed = at
+                }
                 hasher.begin()
                 open.withUnsafeBytes { hasher.add($0) }
                 keys.removeAll(keepingCapacity: true)
-                inUnit = true
                 hashedFrom = at
-            } else {
+            } else if inUnit {
                 hasher.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<at]))
                 try parse(UnsafeRawBufferPointer(rebasing: chunk[parsed..<at]))
                 parsed = at
@@ -67,7 +99,7 @@ final class UnitRecorder {
             }
         }
         if inUnit { hasher.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom...])) }
-        try parse(UnsafeRawBufferPointer(rebasing: chunk[parsed...]))
+        if inUnit || !selective { try parse(UnsafeRawBufferPointer(rebasing: chunk[parsed...])) }
     }
 
     /// Ends the input: a unit the end closes (a top-level number) is closed.
@@ -80,14 +112,22 @@ final class UnitRecorder {
 
     /// After each record: the keys it produced join the unit's.
     func recorded(by batcher: Batcher) {
-        batcher.appendRecordKeys(to: &keys, hasher: &hasher, scratch: &scratch)
+        batcher.appendRecordKeys(to: &keys, hasher: &contributions, scratch: &scratch)
     }
 
     private func close() throws(ImportError) {
         inUnit = false
         let digest = hasher.end()
+        var pinned = false
+        if !mixedKeys.isEmpty {
+            _ = UnitKeys.forEach(keys) { entry in
+                if mixedKeys.contains(UnitKeys.identity(entry)) { pinned = true }
+            }
+        }
+        let unit = StoredUnit(digest: digest, keys: keys, pinned: pinned)
+        if let unitEnded { return try unitEnded(unit) }
         do {
-            try spill.add(StoredUnit(digest: digest, keys: keys, pinned: false))
+            try spill.add(unit)
         } catch {
             throw .spill(error)
         }

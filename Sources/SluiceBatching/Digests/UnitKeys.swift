@@ -19,6 +19,14 @@ package enum UnitKeys {
         package var contribution: UInt64
     }
 
+    /// An entry's table and key as one value: what two units' entries for
+    /// the same row share.
+    package static func identity(_ entry: Entry) -> [UInt8] {
+        var bytes: [UInt8] = []
+        RowCoding.appendVarint(UInt64(entry.table), to: &bytes)
+        return bytes + entry.key
+    }
+
     /// Appends an entry to `out`.
     static func append(table: Int, key: [UInt8], contribution: UInt64, to out: inout [UInt8]) {
         RowCoding.appendVarint(UInt64(table), to: &out)

@@ -27,6 +27,11 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     /// Records up to this ordinal are parsed and checked but not handed to
     /// the sink: they were committed by an interrupted run being resumed.
     package var skipThrough = 0
+
+    /// Numbers the next record `ordinal`: a parse fed only some of an
+    /// input's records (those whose digests are new) keeps the numbers of the
+    /// whole input. Between records only.
+    package func numberNext(_ ordinal: Int) { recordCount = ordinal - 1 }
     /// Whether a record is being assembled.
     package var isInRecord: Bool { recordRoute >= 0 }
 

@@ -1,0 +1,165 @@
+import SluiceBatching
+import SluiceInput
+import SluiceParsers
+@_spi(Machinery) import SluiceRecords
+
+/// What a ``SkipPlan`` learns from the units it selected: the keys they
+/// produce, and whether what they contribute to each agrees.
+extension SkipPlan {
+    /// One key's contributions among the units parsed: the first, and
+    /// whether another differed.
+    struct Contribution {
+        var first: UInt64
+        var mixed: Bool
+    }
+
+    /// Parses the selected units of `inputs` without writing them; returns
+    /// the contributions to each key they produce, or nil when they hold more
+    /// than ``maxProbedKeys`` keys or a unit does not parse (the run then
+    /// parses every unit, and meets the error where a full run would).
+    func probe(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) -> [[UInt8]: Contribution]? {
+        var keys: [[UInt8]: Contribution] = [:]
+        var overflow = false
+        for (index, input) in inputs.enumerated() where hasSelected(input: index) {
+            let sink = ProbeSink(compiled, options)
+            let multiple = multipleValues(input.format)
+            let assembler = RecordAssembler(routes: compiled.routes, sink: sink, limits: options.limits)
+            let parser = DocumentParser(
+                format: input.format, handler: assembler, name: input.name, compressed: false,
+                multipleValues: multiple, limits: options.limits)
+            let recorder = UnitRecorder(secret: secret, directory: directory)
+            recorder.selection = selection
+            recorder.unitEnded = { unit throws(ImportError) in
+                _ = UnitKeys.forEach(unit.keys) { entry in
+                    let identity = UnitKeys.identity(entry)
+                    if let seen = keys[identity] {
+                        if seen.first != entry.contribution { keys[identity]?.mixed = true }
+                    } else {
+                        keys[identity] = Contribution(first: entry.contribution, mixed: false)
+                    }
+                }
+                if keys.count > Self.maxProbedKeys { overflow = true }
+            }
+            sink.recorder = recorder
+            try recorder.begin(name: input.name, input: index, compiled: compiled, multipleValues: multiple)
+            do throws(ImportError) {
+                try read(input.name) { chunk throws(ImportError) in
+                    guard !overflow else { return }
+                    try recorder.feed(chunk) { piece throws(ImportError) in
+                        do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
+                    } reposition: { unit throws(ImportError) in
+                        do throws(ParseError) {
+                            try parser.skip(
+                                to: unit.byteOffset, line: unit.line,
+                                lineStart: unit.byteOffset - Int64(unit.column - 1)
+                            )
+                        } catch {
+                            throw .parse(error)
+                        }
+                        assembler.numberNext(unit.ordinal)
+                    }
+                }
+                if overflow { return nil }
+                do throws(ParseError) { try parser.finish() } catch { throw ImportError.parse(error) }
+                try recorder.end()
+            } catch {
+                // A unit that does not parse: the run's own parse reports it.
+                if case .parse = error { return nil }
+                throw error
+            }
+        }
+        return keys
+    }
+
+    /// Selects the kept units (in `kept`, by digest) that produce a key the
+    /// probed units contribute something else to, and records every key
+    /// whose contributions disagree as mixed.
+    func close(
+        over probed: [[UInt8]: Contribution], kept: DigestSorter, store: any ImportStore
+    ) throws(ImportError) {
+        var contributions = probed
+        let sorted: SortedDigests
+        do { sorted = try kept.sorted() } catch { throw .spill(error) }
+        var next: DigestEntry?
+        do { next = try sorted.next()?.entry } catch { throw .spill(error) }
+        var failure: SpillError?
+        do {
+            try store.forEachUnit { unit in
+                do throws(SpillError) {
+                    while let entry = next, entry.digest < unit.digest { next = try sorted.next()?.entry }
+                    guard let entry = next, entry.digest == unit.digest else { return }
+                    var affected = false
+                    _ = UnitKeys.forEach(unit.keys) { key in
+                        let identity = UnitKeys.identity(key)
+                        guard let seen = contributions[identity] else { return }
+                        if seen.mixed || seen.first != key.contribution {
+                            affected = true
+                            contributions[identity]?.mixed = true
+                        }
+                    }
+                    while let same = next, same.digest == entry.digest {
+                        if affected { reselect(same.payload) }
+                        next = try sorted.next()?.entry
+                    }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        if let failure { throw .spill(failure) }
+        mark(mixed: Set(contributions.filter(\.value.mixed).keys))
+    }
+
+    /// Whether JSON input of `format` holds several top-level values, as the
+    /// parse side reads it.
+    func multipleValues(_ format: InputFormat) -> Bool {
+        format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
+    }
+
+    /// A scanner for the units of `input`.
+    func makeScanner(_ input: (name: String, format: InputFormat)) throws(ImportError) -> RecordBoundaryScanner {
+        do {
+            return try RecordBoundaryScanner(
+                paths: compiled.routes.map(\.path), kind: compiled.documentKind,
+                multipleValues: multipleValues(input.format), name: input.name)
+        } catch {
+            throw .usage("\(input.name): \(error)")
+        }
+    }
+
+    /// Reads the input called `name` from its start, a chunk at a time.
+    func read(_ name: String, _ body: (UnsafeRawBufferPointer) throws(ImportError) -> Void) throws(ImportError) {
+        let source: ByteSource
+        do { source = try Input.open(path: name, chunkSize: options.chunkSize) } catch { throw .input(error) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: options.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count: Int
+            do { count = try source.read(into: buffer) } catch { throw .input(error) }
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+}
+
+/// The probe's record sink: maps each record into rows it then drops,
+/// keeping only what the unit recorder gathers from them.
+private final class ProbeSink: RecordSink {
+    let batcher: Batcher
+    var recorder: UnitRecorder?
+
+    init(_ compiled: CompiledMapping, _ options: ImportOptions) {
+        batcher = Batcher(compiled, limits: options.batch)
+    }
+
+    func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
+        batcher.markRecord()
+        try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        recorder?.recorded(by: batcher)
+        if batcher.isFull {
+            _ = batcher.cut(checkpoint: Checkpoint(input: "", records: 0, bytes: 0), rawBytes: 0, records: 0)
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import SluiceBatching
+import SluiceInput
+import SluiceParsers
+@_spi(Machinery) import SluiceRecords
+
+/// A run that parses only the units whose digests the store did not keep
+/// (docs/record-digests.md, "A run that skips"). Before the run parses
+/// anything, ``plan(_:store:)``:
+/// 1. reads every input once, cutting it into units and hashing each;
+/// 2. joins the digests, sorted, with the store's units in digest order:
+///    units it kept are skipped (unless pinned), new ones selected, and the
+///    kept units the inputs no longer have are ``removed``;
+/// 3. parses the selected units without writing them (a probe), to learn
+///    the keys they produce and what they contribute to each;
+/// 4. selects the kept units that produce one of those keys with another
+///    contribution, since then the order of the contributions decides the
+///    row, and records such keys as mixed (their units are pinned).
+/// The run then parses ``selection``. Memory: the sorters' budgets, a bit
+/// per unit, and the keys of the selected units (at most
+/// ``maxProbedKeys``; past that every unit is selected).
+final class SkipPlan {
+    /// The keys of selected units the probe holds; past it the run parses
+    /// every unit (a change this large costs what a full run does).
+    static let maxProbedKeys = 1_000_000
+
+    let compiled: CompiledMapping
+    let options: ImportOptions
+    let secret: [UInt8]
+    let directory: String
+    private(set) var selection: UnitSelection
+    private(set) var removed: [UnitDigest] = []
+    /// Keys whose contributions disagree (``UnitKeys/identity(_:)``).
+    private(set) var mixedKeys: Set<[UInt8]> = []
+    /// Units skipped: those kept and not selected.
+    private(set) var skipped = 0
+    /// Units of each input (pass 1).
+    private(set) var unitCounts: [Int] = []
+
+    init(compiled: CompiledMapping, options: ImportOptions, secret: [UInt8], directory: String, inputs: Int) {
+        self.compiled = compiled
+        self.options = options
+        self.secret = secret
+        self.directory = directory
+        selection = UnitSelection(inputs: inputs)
+    }
+
+    /// Plans the run over `inputs` (paths and formats) against the units
+    /// `store` kept.
+    func plan(_ inputs: [(name: String, format: InputFormat)], store: any ImportStore) throws(ImportError) {
+        let kept = DigestSorter(directory: directory)
+        let hashed = try hashUnits(inputs)
+        let sorted: SortedDigests
+        do { sorted = try hashed.sorted() } catch { throw .spill(error) }
+        try join(sorted, store: store, kept: kept)
+        guard selection.count > 0 else { return }
+        let probed = try probe(inputs)
+        guard let probed else {
+            selectAll(inputs)
+            return
+        }
+        try close(over: probed, kept: kept, store: store)
+    }
+
+    /// Payload of unit `ordinal` of input `input` in the sorters.
+    private static func payload(input: Int, ordinal: Int) -> UInt64 { UInt64(input) << 40 | UInt64(ordinal) }
+    private static func unit(of payload: UInt64) -> (input: Int, ordinal: Int) {
+        (Int(payload >> 40), Int(payload & (1 << 40 - 1)))
+    }
+
+    /// Reads every input, cutting it into units and hashing each.
+    private func hashUnits(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) -> DigestSorter {
+        let sorter = DigestSorter(directory: directory)
+        var hasher = UnitHasher(secret: secret)
+        for (index, input) in inputs.enumerated() {
+            var scanner = try makeScanner(input)
+            var hashedFrom = 0
+            var inUnit = false
+            var failure: SpillError?
+            var units = 0
+            try read(input.name) { chunk in
+                hashedFrom = 0
+                scanner.scan(chunk) { boundary, context in
+                    if boundary.kind == .start {
+                        hasher.begin()
+                        context.open.withUnsafeBytes { hasher.add($0) }
+                        hashedFrom = boundary.offsetInChunk
+                        inUnit = true
+                    } else {
+                        units = boundary.ordinal
+                        hasher.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<boundary.offsetInChunk]))
+                        inUnit = false
+                        do throws(SpillError) {
+                            try sorter.add(
+                                DigestEntry(
+                                    digest: hasher.end(), payload: Self.payload(input: index, ordinal: boundary.ordinal)
+                                ))
+                        } catch { failure = failure ?? error }
+                    }
+                }
+                if inUnit { hasher.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom...])) }
+            }
+            let last: UnitBoundary?
+            do throws(ParseError) { last = try scanner.finish() } catch { throw .parse(error) }
+            if let last, inUnit {
+                do {
+                    try sorter.add(
+                        DigestEntry(digest: hasher.end(), payload: Self.payload(input: index, ordinal: last.ordinal)))
+                } catch { throw .spill(error) }
+            }
+            if let failure { throw .spill(failure) }
+            unitCounts.append(max(units, last?.ordinal ?? 0))
+        }
+        return sorter
+    }
+
+    /// Merges the run's sorted digests with the store's units: selects new
+    /// and pinned units, sends the skipped ones to `kept`, lists the removed.
+    private func join(_ run: SortedDigests, store: any ImportStore, kept: DigestSorter) throws(ImportError) {
+        var failure: SpillError?
+        var next: DigestEntry?
+        do { next = try run.next()?.entry } catch { throw .spill(error) }
+        do {
+            try store.forEachUnit { unit in
+                do throws(SpillError) {
+                    while let entry = next, entry.digest < unit.digest {
+                        select(entry.payload)
+                        next = try run.next()?.entry
+                    }
+                    guard let entry = next, entry.digest == unit.digest else {
+                        removed.append(unit.digest)
+                        return
+                    }
+                    while let entry = next, entry.digest == unit.digest {
+                        if unit.pinned {
+                            select(entry.payload)
+                        } else {
+                            try kept.add(entry)
+                            skipped += 1
+                        }
+                        next = try run.next()?.entry
+                    }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        if let failure { throw .spill(failure) }
+        do {
+            while let entry = next {
+                select(entry.payload)
+                next = try run.next()?.entry
+            }
+        } catch {
+            throw .spill(error)
+        }
+    }
+
+    /// Whether any unit of input `input` is selected.
+    func hasSelected(input: Int) -> Bool {
+        (1...max(1, unitCounts[input])).contains { selection.contains(input: input, ordinal: $0) }
+    }
+
+    /// Selects a kept unit after all (the closure over disagreeing keys).
+    func reselect(_ payload: UInt64) {
+        select(payload)
+        skipped -= 1
+    }
+
+    /// Records the keys whose contributions disagree.
+    func mark(mixed keys: Set<[UInt8]>) { mixedKeys = keys }
+
+    /// Selects every unit: the run parses them all.
+    func selectAll(_ inputs: [(name: String, format: InputFormat)]) {
+        for input in inputs.indices where unitCounts[input] > 0 {
+            for ordinal in 1...unitCounts[input] { selection.insert(input: input, ordinal: ordinal) }
+        }
+        skipped = 0
+    }
+
+    private func select(_ payload: UInt64) {
+        let unit = Self.unit(of: payload)
+        selection.insert(input: unit.input, ordinal: unit.ordinal)
+    }
+}
