@@ -2,6 +2,10 @@
 public struct ImportReport: Sendable, Equatable, Codable {
     /// Records read, all inputs together.
     public var records: Int
+    /// Of ``records``, those not parsed: their bytes are those of records
+    /// the last run read, so their rows are as it left them
+    /// (docs/record-digests.md; ``ImportOptions/noSkip`` parses them).
+    public var unchangedRecords = 0
     /// Input bytes read (compressed bytes for compressed input).
     public var bytes: Int64
     /// Wall-clock seconds.
@@ -29,14 +33,14 @@ public struct ImportReport: Sendable, Equatable, Codable {
 
     /// Reports are equal when every count and figure is.
     public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
-        lhs.records == rhs.records && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
+        lhs.records == rhs.records && lhs.unchangedRecords == rhs.unchangedRecords && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
             && lhs.entities.map(\.name) == rhs.entities.map(\.name)
             && lhs.entities.map(\.counts) == rhs.entities.map(\.counts) && lhs.dangling == rhs.dangling
             && lhs.warnings == rhs.warnings && lhs.tables == rhs.tables && lhs.dryRun == rhs.dryRun
             && lhs.wouldFail == rhs.wouldFail
     }
 
-    /// `{"records": N, "bytes": N, "seconds": S, "entities": {"Post":
+    /// `{"records": N, "unchangedRecords": N, "bytes": N, "seconds": S, "entities": {"Post":
     /// {"inserted": N, "updated": N, "unchanged": N, "deleted": N, "skipped": N}},
     /// "tables": [{"name": "Post", "kind": "entity", ..., "stubs": N}, ...],
     /// "dangling": {"Post.owner": N}, "warnings": ["..."]}`, members in that
@@ -54,7 +58,7 @@ public struct ImportReport: Sendable, Equatable, Codable {
                 + "\"stubs\": \(table.stubs)}"
         }
         let dangling = self.dangling.sorted { $0.key < $1.key }.map { "\(Self.quote($0.key)): \($0.value)" }
-        return "{\"records\": \(records), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
+        return "{\"records\": \(records), \"unchangedRecords\": \(unchangedRecords), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
             + "\"entities\": {\(entities.joined(separator: ", "))}, \"tables\": [\(tables.joined(separator: ", "))], "
             + "\"dangling\": {\(dangling.joined(separator: ", "))}, \"warnings\": [\(warnings.map(Self.quote).joined(separator: ", "))]"
             + (dryRun ? ", \"dryRun\": true, \"wouldFail\": \(wouldFail.map(Self.quote) ?? "null")}" : "}")
@@ -90,7 +94,7 @@ public struct ImportReport: Sendable, Equatable, Codable {
 
 extension ImportReport {
     private enum CodingKeys: String, CodingKey {
-        case records, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail
+        case records, unchangedRecords, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail
     }
 
     /// An entity's counts under its name, as ``entities`` holds them.
@@ -102,6 +106,7 @@ extension ImportReport {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         records = try container.decode(Int.self, forKey: .records)
+        unchangedRecords = try container.decodeIfPresent(Int.self, forKey: .unchangedRecords) ?? 0
         bytes = try container.decode(Int64.self, forKey: .bytes)
         seconds = try container.decode(Double.self, forKey: .seconds)
         entities = try container.decode([NamedCounts].self, forKey: .entities).map { ($0.name, $0.counts) }
@@ -117,6 +122,7 @@ extension ImportReport {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(records, forKey: .records)
+        try container.encode(unchangedRecords, forKey: .unchangedRecords)
         try container.encode(bytes, forKey: .bytes)
         try container.encode(seconds, forKey: .seconds)
         try container.encode(entities.map { NamedCounts(name: $0.name, counts: $0.counts) }, forKey: .entities)

@@ -58,6 +58,9 @@ package struct BatchGroup: Sendable {
     package var rawBytes: Int64
     /// Records read when the group was cut, all inputs together.
     package var records: Int
+    /// Where the store's merge logs the keys whose occurrences disagree, in
+    /// a run that keeps record digests.
+    package var mixedKeys: MixedKeyLog?
 
     /// The bytes its batches' rows hold (``RowArena/byteSize``). O(batches).
     package var byteSize: Int { batches.reduce(0) { $0 + $1.rows.byteSize } }

@@ -19,6 +19,11 @@ enum Summary {
         lines.append(
             "\(ProgressDisplay.grouped(report.records)) records, \(ProgressDisplay.grouped(Int(report.bytes))) bytes in \(report.secondsText) s "
                 + "(\(ProgressDisplay.grouped(rate)) records/s)")
+        if report.unchangedRecords > 0 {
+            lines.append(
+                "\(ProgressDisplay.grouped(report.unchangedRecords)) of them unchanged since the last run, not parsed (--no-skip parses them)"
+            )
+        }
         let tables = report.tables
         let width = max(5, tables.map(\.name.count).max() ?? 0)
         let headings = ["inserted", "updated", "unchanged", "deleted", "skipped", "stubs"]

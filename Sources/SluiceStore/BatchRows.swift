@@ -1,3 +1,4 @@
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 
 /// What every store makes of a batch's rows before writing them: one row
@@ -16,7 +17,9 @@ package enum BatchRows {
     /// row and so copies `rows` only when a key repeats); every row, in batch
     /// order, for a table without a key. What every store's merge does first
     /// (``RowStore/apply(_:)``). O(n log n).
-    package static func mergeOrder(_ rows: inout RowArena, _ schema: TableSchema) -> [Int] {
+    package static func mergeOrder(
+        _ rows: inout RowArena, _ schema: TableSchema, entity: Int = 0, mixedKeys: MixedKeyLog? = nil
+    ) -> [Int] {
         let keyColumns = schema.keyColumns
         var order = Array(0..<rows.rowCount)
         guard !keyColumns.isEmpty else { return order }
@@ -24,7 +27,13 @@ package enum BatchRows {
             let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
             return comparison != 0 ? comparison < 0 : left < right
         }
-        return rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences)
+        guard let mixedKeys else { return rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences) }
+        var disagreed: [Int] = []
+        let kept = rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences) {
+            disagreed.append($0)
+        }
+        for row in disagreed { mixedKeys.add(table: entity, rows, row: row, keys: keyColumns) }
+        return kept
     }
 
     /// One source's link rows in a batch: which of them stand (`kept`, in

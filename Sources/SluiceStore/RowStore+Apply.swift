@@ -5,7 +5,7 @@ import SluiceBatching
 extension RowStore {
     /// Applies every batch of `group` and saves its checkpoint in one
     /// transaction: each entity batch merged (its rows made one per key
-    /// first, ``BatchRows/mergeOrder(_:_:)``), then the stubs of each, so
+    /// first, ``BatchRows/mergeOrder(_:_:entity:mixedKeys:)``), then the stubs of each, so
     /// that targets the group creates exist before stubs are considered,
     /// then the link batches and the checkpoint. ``shouldAbort`` is asked
     /// before the commit: when it says so, or on any error, the transaction
@@ -19,7 +19,8 @@ extension RowStore {
             for batch in group.batches where batch.link == nil {
                 // Copied only when a key occurs more than once and a combined row is added.
                 var rows = batch.rows
-                let order = BatchRows.mergeOrder(&rows, batch.schema)
+                let order = BatchRows.mergeOrder(
+                    &rows, batch.schema, entity: batch.entity, mixedKeys: group.mixedKeys)
                 counts[batch.entity, default: EntityCounts()].add(try merge(rows, order, into: batch.schema))
             }
             for batch in group.batches where batch.link == nil { try stubReferences(batch.rows, batch.schema) }

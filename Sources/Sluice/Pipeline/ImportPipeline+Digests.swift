@@ -56,7 +56,6 @@ extension ImportPipeline {
         guard let plan = skipPlan, let recorder = parseSide.recorder else { return }
         try plan.plan(inputs, store: store)
         recorder.selection = plan.selection
-        recorder.mixedKeys = plan.mixedKeys
     }
 
     /// Saves the units the run read, in digest order, ``unitsPerSave`` a
@@ -64,19 +63,29 @@ extension ImportPipeline {
     func saveUnits() throws(ImportError) {
         guard let recorder = parseSide.recorder else { return }
         var removed = skipPlan?.removed ?? []
+        // Units that produce a key whose occurrences disagree are pinned; past
+        // the log's limit the set stays invalid and the next run parses all.
+        let log = storeSide.sorter?.mixedKeys
+        let mixed = (log?.identities ?? []).union(skipPlan?.mixedKeys ?? [])
+        let trusted = log?.overflowed != true
         let units: SortedUnits
         do { units = try recorder.spill.sorted() } catch { throw .spill(error) }
         var batch: [StoredUnit] = []
         while true {
             let unit: StoredUnit?
             do { unit = try units.next() } catch { throw .spill(error) }
-            if let unit {
+            if var unit {
+                if !mixed.isEmpty {
+                    _ = UnitKeys.forEach(unit.keys) { entry in
+                        if mixed.contains(UnitKeys.identity(entry)) { unit.pinned = true }
+                    }
+                }
                 batch.append(unit)
                 if batch.count < Self.unitsPerSave { continue }
             }
             let removing = removed
             removed = []
-            do { try store.saveUnits(batch, removing: removing, last: unit == nil) } catch { throw .store(error) }
+            do { try store.saveUnits(batch, removing: removing, last: unit == nil && trusted) } catch { throw .store(error) }
             batch.removeAll(keepingCapacity: true)
             if unit == nil { return }
         }

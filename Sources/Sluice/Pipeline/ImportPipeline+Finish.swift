@@ -85,6 +85,7 @@ extension ImportPipeline {
             records: parseSide.records, bytes: parseSide.rawBytes,
             seconds: ImportPipeline.now() - startTime,
             entities: Array(zip(names, counts)).map { (name: $0.0, counts: $0.1) })
+        report.unchangedRecords = skipPlan?.skipped ?? 0
         let side = store.sideWrites
         report.tables = zip(names, counts).map { name, counts in
             TableReport(

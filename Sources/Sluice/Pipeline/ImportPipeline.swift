@@ -92,6 +92,7 @@ final class ImportPipeline {
             options.order == .key
             ? KeyOrderSorter(
                 directory: options.sort.directory ?? target.sortDirectory, options: options.sort) : nil
+        if recorder != nil { sorter?.mixedKeys = MixedKeyLog() }
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
             compiled: compiled, options: options, exchange: exchange, identities: identities,

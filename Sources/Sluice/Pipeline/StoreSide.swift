@@ -134,7 +134,9 @@ final class StoreSide {
                     bulkLink = link
                 }
                 table = batch.link?.name ?? batch.schema.name
-                try applyToStore(BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0))
+                var group = BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0)
+                group.mixedKeys = sorter.mixedKeys
+                try applyToStore(group)
                 rowsApplied += batch.rows.rowCount
                 reportProgress(.applying, table: table)
                 feed.recycle(batch.rows)

@@ -13,9 +13,6 @@ import SluiceParsers
 /// record: its keys and one keyed hash of each row it produced.
 final class UnitRecorder {
     let spill: UnitSpill
-    /// Keys (``UnitKeys`` table and key bytes) whose contributions disagree:
-    /// a unit that produces one is pinned (always parsed).
-    var mixedKeys: Set<[UInt8]> = []
     /// Where each unit goes once read: by default into ``spill``.
     var unitEnded: ((StoredUnit) throws(ImportError) -> Void)?
     private var hasher: UnitHasher
@@ -118,13 +115,7 @@ final class UnitRecorder {
     private func close() throws(ImportError) {
         inUnit = false
         let digest = hasher.end()
-        var pinned = false
-        if !mixedKeys.isEmpty {
-            _ = UnitKeys.forEach(keys) { entry in
-                if mixedKeys.contains(UnitKeys.identity(entry)) { pinned = true }
-            }
-        }
-        let unit = StoredUnit(digest: digest, keys: keys, pinned: pinned)
+        let unit = StoredUnit(digest: digest, keys: keys, pinned: false)
         if let unitEnded { return try unitEnded(unit) }
         do {
             try spill.add(unit)

@@ -66,6 +66,10 @@ package final class KeyOrderSorter {
     /// Rows added to table `name`, before repeated keys are combined.
     package func rowsAdded(to name: String) -> Int { tables[name]?.rowsAdded ?? 0 }
 
+    /// Where the keys whose occurrences disagree go, in a run that keeps
+    /// record digests.
+    package var mixedKeys: MixedKeyLog?
+
     /// Rows spilled to run files so far, all tables together.
     package private(set) var spilledRows = 0
 
@@ -164,8 +168,11 @@ package final class KeyOrderSorter {
                     file = try RunFile(directory: directory, codec: codec)
                 }
                 table.file = file
+                let log = mixedKeys
+                let entity = table.prototype.entity
                 let rows = Self.sortedRows(
-                    &table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining)
+                    &table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining,
+                    disagreeing: log.map { log in { [keys = table.keys] rows, row in log.add(table: entity, rows, row: row, keys: keys) } })
                 for row in rows {
                     try file.append(row: row, of: table.held, ordinal: table.held.ordinals[row])
                 }
@@ -224,10 +231,17 @@ package final class KeyOrderSorter {
     /// Row indices by key, ties in arrival order; with `onePerKey` one row
     /// per key (``RowArena/onePerKey(_:keys:combining:)``, which may append
     /// combined rows to `rows`). O(n log n).
-    static func sortedRows(_ rows: inout RowArena, keys: [Int], onePerKey: Bool, combining: Bool) -> [Int] {
+    static func sortedRows(
+        _ rows: inout RowArena, keys: [Int], onePerKey: Bool, combining: Bool,
+        disagreeing: ((RowArena, Int) -> Void)? = nil
+    ) -> [Int] {
         let order = byKey(rows, keys: keys)
         guard onePerKey, !keys.isEmpty else { return order }
-        return rows.onePerKey(order, keys: keys, combining: combining)
+        guard let disagreeing else { return rows.onePerKey(order, keys: keys, combining: combining) }
+        var disagreed: [Int] = []
+        let kept = rows.onePerKey(order, keys: keys, combining: combining) { disagreed.append($0) }
+        for row in disagreed { disagreeing(rows, row) }
+        return kept
     }
 
     /// Row indices by key, ties in arrival order. O(n log n).

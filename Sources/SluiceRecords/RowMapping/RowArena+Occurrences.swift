@@ -13,7 +13,12 @@ extension RowArena {
     /// last of them, then the row of the occurrences after it, if any (at
     /// most two rows a key, the deletion first). O(rows × columns) for the
     /// rows combined, O(rows) key comparisons.
-    package mutating func onePerKey(_ order: [Int], keys: [Int], combining: Bool) -> [Int] {
+    /// `disagreeing` is called with the first row of each key whose
+    /// occurrences (after its last deletion) are not all alike: the order of
+    /// its records decides its row (docs/record-digests.md).
+    package mutating func onePerKey(
+        _ order: [Int], keys: [Int], combining: Bool, disagreeing: ((Int) -> Void)? = nil
+    ) -> [Int] {
         var kept: [Int] = []
         kept.reserveCapacity(order.count)
         var start = 0
@@ -25,6 +30,7 @@ extension RowArena {
                 kept.append(order[deletion])
                 occurrences = order[(deletion + 1)..<end]
             }
+            if let disagreeing, occurrences.count > 1, !allAlike(occurrences) { disagreeing(order[start]) }
             if occurrences.count == 1 || (!occurrences.isEmpty && !combining) {
                 kept.append(occurrences[occurrences.endIndex - 1])
             } else if !occurrences.isEmpty {
@@ -33,6 +39,22 @@ extension RowArena {
             start = end
         }
         return kept
+    }
+
+    /// Whether `rows` hold the same cells, column by column.
+    private func allAlike(_ rows: ArraySlice<Int>) -> Bool {
+        guard let first = rows.first else { return true }
+        return rows.dropFirst().allSatisfy { row in
+            (0..<columnCount).allSatisfy { compare(self[first, $0], self[row, $0]) == 0 && sameKind(first, row, $0) }
+        }
+    }
+
+    private func sameKind(_ left: Int, _ right: Int, _ column: Int) -> Bool {
+        switch (self[left, column], self[right, column]) {
+        case (.absent, .absent), (.null, .null), (.integer, .integer), (.real, .real), (.text, .text), (.blob, .blob):
+            return true
+        default: return false
+        }
     }
 
     /// Appends the row combining `rows` (arrival order) and returns its
