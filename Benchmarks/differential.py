@@ -25,7 +25,7 @@ from compare import ROOT, SLUICE, sh  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=200_000)
-    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--seed", type=int, default=20_261_125)
     ap.add_argument("--postgres", action="store_true", help="on two databases of a private PostgreSQL server")
     a = ap.parse_args()

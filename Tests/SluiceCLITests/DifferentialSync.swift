@@ -62,7 +62,7 @@ enum DifferentialSync {
     /// succeed did not.
     static func perform(_ planned: SyncSequence.PlannedStep, on side: inout Side) throws -> String? {
         let base = ["import", "--mapping", planned.mapping, "--into", side.into] + side.arguments
-        func sweep(_ on: Bool) -> [String] { on ? ["--delete-missing", "--allow-empty-delete"] : [] }
+        func sweep(_ on: Bool) -> [String] { on ? ["--delete-missing"] : [] }
         switch planned.step {
         case .dump(let dump, let deleteMissing, let orderInput, let standardInput):
             let order = orderInput ? ["--order", "input"] : []

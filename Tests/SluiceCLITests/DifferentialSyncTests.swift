@@ -12,7 +12,7 @@ import Testing
     static let seeds = Int(environment["SLUICE_DIFFERENTIAL_SEEDS"] ?? "") ?? 200
     static let firstSeed = UInt64(environment["SLUICE_DIFFERENTIAL_SEED"] ?? "") ?? 20_261_125
     static let records = Int(environment["SLUICE_DIFFERENTIAL_RECORDS"] ?? "") ?? 24
-    static let steps = Int(environment["SLUICE_DIFFERENTIAL_STEPS"] ?? "") ?? 8
+    static let steps = Int(environment["SLUICE_DIFFERENTIAL_STEPS"] ?? "") ?? 6
     /// The seeds are run in this many groups, in parallel.
     static let groups = 8
 

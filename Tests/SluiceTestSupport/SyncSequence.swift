@@ -57,7 +57,7 @@ public struct SyncSequence {
         case dump(Dump, deleteMissing: Bool, orderInput: Bool, standardInput: Bool)
         /// A change file under the change mapping (`deleted: true` deletes).
         case changeFile(path: String)
-        /// The mapping changes (`what`), then the current dump is imported.
+        /// The mapping changes (`what`), then the next day's dump is imported.
         case mappingChange(String, Dump, deleteMissing: Bool)
         /// The dump's run is stopped by `signal` after `fraction` of the
         /// time the side's previous run took, then run again with
@@ -209,8 +209,9 @@ public struct SyncSequence {
         }
     }
 
-    /// The next step and its mapping; `current` is the last step that ran
-    /// a dump (a change file is followed by a dump again, reverting it).
+    /// The next step and its mapping: most often the next day's dump, else
+    /// `current` (the dump the last dump step imported) again, a change
+    /// file, a mapping change or a stopped run.
     private mutating func nextStep(records: Int, current: Dump) -> PlannedStep {
         let deleteMissing = chance(2)
         switch below(10) {
