@@ -61,6 +61,33 @@ import Testing
         #expect(message.contains("sorted row") && message.contains("steps:\n") && message.contains("→"), "\(message)")
     }
 
+    /// The seeds cover every kind of step, and the sequence dump → change
+    /// file → that dump again.
+    @Test func theSeedsCoverEveryKindOfStep() {
+        var seen: Set<String> = []
+        for offset in 0..<Self.seeds {
+            let sequence = SyncSequence(
+                seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
+                directory: TestPaths.temporaryDirectory())
+            for (index, planned) in sequence.steps.enumerated() {
+                let text = "\(planned.step)"
+                for kind in Self.kinds where text.contains(kind) { seen.insert(kind) }
+                guard index > 0, case .changeFile = sequence.steps[index - 1].step, let files = planned.step.dump?.files
+                else { continue }
+                if sequence.steps[..<index].contains(where: { $0.step.dump?.files == files }) {
+                    seen.insert("change file, then the dump before it")
+                }
+            }
+        }
+        #expect(seen == Set(Self.kinds + ["change file, then the dump before it"]))
+    }
+
+    /// The words that mark each kind of step in its description.
+    static let kinds = [
+        "--delete-missing", "--order input", "from standard input", "change file", "attribute extra added",
+        "score's type made string", "killed", "interrupted (SIGINT)", "then --resume", "then a fresh run",
+    ]
+
     /// The comparison sees a value's type, a row more and a column's type.
     @Test func theComparisonSeesEveryColumnAndType() {
         let table = DifferentialSync.Table(name: "Event", columns: ["id INTEGER", "kind TEXT"], rows: [["1", "'a'"]])
