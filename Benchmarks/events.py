@@ -35,7 +35,7 @@ FORM, for base and nextday (the change file included):
                           as <event id="K" deleted="true"/> in the change file
   --field-bytes B [--large-fields K]
                           large records: K (1-3, default 3) string fields of
-                          each event (body, title, repo) padded to B bytes
+                          each event (body, title, repo) padded to B characters
 
 The key order is a shuffle of the record numbers (one list of N integers in
 memory); records are written one at a time.
