@@ -19,7 +19,8 @@ through:
       deleted="true"/> -- for each one gone; mapping
       Benchmarks/events-changes.yml or events-xml-changes.yml), applied to
       the store as (b) left it; it must end where (c) did.
-For each step: wall time, peak RSS (GNU time), bytes written by the sluice
+For each step: wall time and CPU time (user and system, of the sluice
+process; for (a) the medians of its runs), peak RSS (GNU time), bytes written by the sluice
 process (/proc/PID/io; a PostgreSQL server's own writes are not counted), and the rows written per table (inserted, updated,
 deleted, from --stats-json, the link table's checked against the change of
 its row count; into PostgreSQL also the row versions the server counted,
@@ -259,7 +260,7 @@ class Bench:
         stats = os.path.join(self.work, "stats.json")
         links_before = count(self.stores, name, "Event_tags")
         versions_before = self.stores.versions(name)
-        wall, rss, written = run(self.command(SLUICE, name, mapping, arguments, stats), "", self.work)
+        wall, rss, written, cpu = run(self.command(SLUICE, name, mapping, arguments, stats), "", self.work)
         with open(stats) as f:
             tables = json.load(f)["tables"]
         counts = {t["name"]: (t["inserted"], t["updated"], t["deleted"]) for t in tables}
@@ -268,7 +269,7 @@ class Bench:
         if versions is not None:
             versions = {table: tuple(after - before for after, before in zip(
                 versions.get(table, (0, 0, 0)), (versions_before or {}).get(table, (0, 0, 0)))) for table in TABLES}
-        return {"title": title, "walls": [wall], "rss": rss, "written": written, "counts": counts, "links": links,
+        return {"title": title, "walls": [wall], "cpus": [cpu], "rss": rss, "written": written, "counts": counts, "links": links,
                 "versions": versions, "expected": expected}
 
     def first_import(self, workload, base):
@@ -280,13 +281,13 @@ class Bench:
             if self.a.baseline_sluice:
                 self.stores.reset("baseline")
                 stats = os.path.join(self.work, "baseline-stats.json")
-                wall, rss, written = run(self.command(self.a.baseline_sluice, "baseline", self.mapping, arguments, stats),
-                                         "", self.work)
+                wall = run(self.command(self.a.baseline_sluice, "baseline", self.mapping, arguments, stats), "",
+                           self.work)[0]
                 baseline.append(wall)
             self.stores.reset("sync")
             result = self.step("(a) first import", "sync", self.mapping, arguments, (workload.n, 0, 0))
             if own:
-                result["walls"] = own["walls"] + result["walls"]
+                result["walls"], result["cpus"] = own["walls"] + result["walls"], own["cpus"] + result["cpus"]
                 result["rss"] = max(own["rss"], result["rss"])
             own = result
         if self.a.baseline_sluice:
@@ -334,14 +335,14 @@ def table(result, stores):
         stores.title, w.title, result["size"] / 1e6,
         "; (a) the median of %d" % len(steps[0]["walls"]) if len(steps[0]["walls"]) > 1 else ""), ""]
     pg = steps[0]["versions"] is not None
-    lines.append("| step | wall s | × (a) | peak RSS MiB | written MB | rows written (inserted ~updated -deleted) | "
+    lines.append("| step | wall s | × (a) | CPU s | peak RSS MiB | written MB | rows written (inserted ~updated -deleted) | "
                  "expected (Event) |%s" % (" row versions (server: +ins ~upd -del) |" if pg else ""))
-    lines.append("|---|---|---|---|---|---|---|%s" % ("---|" if pg else ""))
+    lines.append("|---|---|---|---|---|---|---|---|%s" % ("---|" if pg else ""))
     for s in steps:
         rows = ", ".join("%s +%d ~%d -%d" % ((table,) + c) for table, c in s["counts"].items() if any(c))
         expected = "Event +%d ~%d -%d" % s["expected"] if any(s["expected"]) else "nothing"
-        line = "| %s | %.2f | %.2f | %.0f | %.0f | %s | %s |" % (
-            s["title"], statistics.median(s["walls"]), statistics.median(s["walls"]) / first, s["rss"] / MIB,
+        line = "| %s | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s |" % (
+            s["title"], statistics.median(s["walls"]), statistics.median(s["walls"]) / first, statistics.median(s["cpus"]), s["rss"] / MIB,
             s["written"] / 1e6, rows or "nothing", expected)
         if pg:
             line += " %s |" % (", ".join("%s +%d ~%d -%d" % ((t,) + v) for t, v in s["versions"].items() if any(v))
