@@ -20,15 +20,17 @@ through:
       Benchmarks/events-changes.yml or events-xml-changes.yml), applied to
       the store as (b) left it; it must end where (c) did.
 For each step: wall time and CPU time (user and system, of the sluice
-process; for (a) the medians of its runs), peak RSS (GNU time), bytes written by the sluice
-process (/proc/PID/io; a PostgreSQL server's own writes are not counted), and the rows written per table (inserted, updated,
+process; for (a) the medians of its runs), peak RSS (GNU time), bytes
+written by the sluice process (/proc/PID/io; a PostgreSQL server's own
+writes are not counted), and the rows written per table (inserted, updated,
 deleted, from --stats-json, the link table's checked against the change of
 its row count; into PostgreSQL also the row versions the server counted,
-pg_stat_user_tables' inserts/updates/deletes). Then the verdict: each target
-of issue 27 with its measured value (a wall ratio, the CPU ratio beside it:
-on a shared machine the wall also measures the others), met or NOT met; the script exits 1
-unless every target holds (--report-only: 0 whenever the runs themselves
-succeed), and at once whenever a step did not write exactly the diff.
+pg_stat_user_tables' inserts/updates/deletes). Then the verdict: each
+target of issue 27 with its measured value (a wall ratio, the CPU ratio
+beside it: on a shared machine the wall also measures the others), met or
+NOT met. The script exits 1 unless every target holds (--report-only: 0
+when the runs succeed and wrote exactly the diff), and always when a step
+did not write exactly the diff.
 
   --store postgres    into PostgreSQL: a private server started as
                       Benchmarks/postgres.py starts one (WORK/postgres, Unix
@@ -49,8 +51,9 @@ succeed), and at once whenever a step did not write exactly the diff.
   --repeat N          (a) runs N times (each with the baseline first); its
                       wall time is the median (issue 27: medians of 5)
 
-Files are written once under WORK (about 500 bytes an event, 1 GB a day at
-2,000,000 events, 1.3 GB in all with --large) and kept for the next run.
+Files are written once under WORK and kept for the next run (about 500
+bytes an event: three files of 1 GB at 2,000,000 events; 2.1 GB with
+--large), the stores beside them.
 The release build is made first (`swift build -c release`).
 """
 import argparse
