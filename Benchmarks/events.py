@@ -25,7 +25,7 @@ number and the seed alone, so a file can be written again identically.
                                          base file [FORM]
   events.py shuffle IN OUT               IN's records, each byte for byte,
                                          in another (seeded) order: the
-                                         offsets of its lines in memory (8
+                                         offsets of its lines in memory (16
                                          bytes a record), one record read
                                          at a time
 
@@ -67,7 +67,8 @@ def words(rng, low, high):
 
 def event(number, n, version=0, pad=None):
     """Record `number` as of `version` (0: the base dump; 1: changed); with
-    `pad` = (B, K), its first K of body, title and repo are B bytes long."""
+    `pad` = (B, K), its first K of body, title and repo are B characters
+    long."""
     rng = random.Random(SEED * 1_000_003 + number)
     actor = int((n // 20 or 1) * rng.random() ** 2)
     login = "user%d" % actor
@@ -155,8 +156,8 @@ def write(path, items, xml=False):
 def shuffle_file(source, target, salt=4):
     """Writes `source`'s records to `target`, each byte for byte, in a seeded
     shuffle of their order: a record is a line (in XML, one between the
-    header's two lines and the footer's). Holds the lines' offsets (8 bytes
-    a record) and one record at a time."""
+    header's two lines and the footer's). Holds the lines' offsets and their
+    order (16 bytes a record) and one record at a time."""
     starts = array.array("Q")
     with open(source, "rb") as f:
         xml = f.read(5) == b"<?xml"
