@@ -21,8 +21,8 @@ through:
       the store as (b) left it; it must end where (c) did.
 For each step: wall time and CPU time (user and system, of the sluice
 process; for (a) the medians of its runs), peak RSS (GNU time), bytes
-written by the sluice process (/proc/PID/io; a PostgreSQL server's own
-writes are not counted), and the rows written per table (inserted, updated,
+written by the sluice process (/proc/PID/io; a PostgreSQL server's own CPU
+time and writes are not counted), and the rows written per table (inserted, updated,
 deleted, from --stats-json, the link table's checked against the change of
 its row count; into PostgreSQL also the row versions the server counted,
 pg_stat_user_tables' inserts/updates/deletes). Then the verdict: each
