@@ -1,11 +1,11 @@
 // The README's "As a library": an importer, its progress as an
 // AsyncSequence, and bytes that arrive in pieces.
 import Sluice
+
 // snippet.hide
 let (pieces, delivery) = AsyncStream.makeStream(of: [UInt8].self)
 delivery.finish()
 // snippet.show
-
 let importer = try Importer(mapping: Mapping.load(path: "mapping.yml"), store: "site.sqlite")
 
 // Progress through every phase as an AsyncSequence, then the report.

@@ -2,8 +2,9 @@ import Foundation
 import SluiceTestSupport
 import Testing
 
-/// Every Swift sample in README.md, docs/mapping.md and the DocC articles is
-/// the shown part of a file in `Snippets/`, which `swift build` compiles
+/// Every Swift sample in README.md, docs/mapping.md, the DocC articles and
+/// the doc comments under `Sources/` (DocC shows them on the symbols' pages)
+/// is the shown part of a file in `Snippets/`, which `swift build` compiles
 /// (issue 29, documentation that compiles): a sample edited in the docs
 /// alone, or a snippet changed without its sample, fails here.
 @Suite struct DocumentationSnippetTests {
@@ -21,6 +22,35 @@ import Testing
 
     static func read(_ path: String) throws -> String {
         try String(contentsOf: TestPaths.repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The Swift files under `Sources/`, relative to the repository.
+    static let sources: [String] = {
+        let root = TestPaths.repository.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        return files.filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/\($0)" }
+    }()
+
+    /// The text of the doc comments of a Swift file, each line without its
+    /// indentation and `/// `, as DocC reads it.
+    static func docComments(in swift: String) -> String {
+        swift.components(separatedBy: "\n").compactMap { line -> String? in
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("///") else { return nil }
+            let text = trimmed.dropFirst(3)
+            return String(text.hasPrefix(" ") ? text.dropFirst() : text)
+        }.joined(separator: "\n")
+    }
+
+    /// The Swift samples of every document and doc comment, with where each is.
+    static func samples() throws -> [(place: String, code: String)] {
+        let documented = try documents.flatMap { document in
+            swiftBlocks(in: try read(document)).map { (place: document, code: $0) }
+        }
+        let commented = try sources.flatMap { source in
+            swiftBlocks(in: docComments(in: try read(source))).map { (place: source, code: $0) }
+        }
+        return documented + commented
     }
 
     /// The code of each ```swift block in `markdown`.
@@ -75,20 +105,19 @@ import Testing
 
     @Test func everySwiftSampleIsASnippet() throws {
         let snippets = try Self.snippets()
-        var samples = 0
-        for document in Self.documents {
-            for block in Self.swiftBlocks(in: try Self.read(document)) {
-                samples += 1
-                #expect(snippets.values.contains(block), "\(document): a Swift sample that is no snippet:\n\(block)")
-            }
+        let samples = try Self.samples()
+        for sample in samples {
+            #expect(
+                snippets.values.contains(sample.code),
+                "\(sample.place): a Swift sample that is no snippet:\n\(sample.code)")
         }
-        #expect(samples >= 6)
+        #expect(samples.count >= 9)
     }
 
     @Test func everySnippetIsShown() throws {
-        let blocks = try Self.documents.flatMap { Self.swiftBlocks(in: try Self.read($0)) }
+        let samples = try Self.samples().map(\.code)
         for (name, code) in try Self.snippets() {
-            #expect(blocks.contains(code), "Snippets/\(name) is shown in no document")
+            #expect(samples.contains(code), "Snippets/\(name) is shown in no document")
         }
     }
 
