@@ -18,8 +18,9 @@ for map in "$package"/Sources/CSluice*/module.modulemap "$package"/.build/checko
   flags+=(-Xcc "-fmodule-map-file=$map")
 done
 for flag in $(pkg-config --cflags-only-I libxml-2.0 libpq yajl sqlite3); do flags+=(-Xcc "$flag"); done
+target=$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 rm -rf "$output" && mkdir -p "$output"
 swift-symbolgraph-extract -module-name Sluice -I "$modules" "${flags[@]}" \
-  -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -output-dir "$output" \
+  -target "$target" -minimum-access-level public -output-dir "$output" \
   -experimental-allowed-reexported-modules=SluiceInput,SluiceParsers,SluiceRecords,SluiceBatching,SluiceStore \
   >"$log" 2>&1 || { cat "$log"; exit 1; }
