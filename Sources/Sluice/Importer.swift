@@ -78,11 +78,14 @@ public struct Importer: Sendable {
     /// Imports `inputs` like ``runBlocking(inputs:progress:)``, stopping
     /// when `cancellation` is cancelled (from any thread): the open
     /// transaction rolls back, the run is recorded as cancelled, and the call
-    /// throws ``ImportError/cancelled``.
+    /// throws ``ImportError/cancelled``; ``ImportCancellation/cancel()``
+    /// returns once this call has released the store.
     public func runBlocking(
         inputs: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil, cancellation: ImportCancellation
     ) throws(ImportError) -> ImportReport {
-        try runBlocking(inputs: inputs, progress: progress, cancellation: cancellation.flag)
+        cancellation.end.begin()
+        defer { cancellation.end.end() }
+        return try runBlocking(inputs: inputs, progress: progress, cancellation: cancellation.flag)
     }
 
     /// Imports `inputs` from async code on a thread of its own. Cancelling
@@ -122,7 +125,9 @@ public struct Importer: Sendable {
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: [(name, nil)],
             expectedBytes: nil, progress: progress)
-        try pipeline.beginInput(name: name, format: format, compressed: false)
+        try RunEnd.onRunThread { () throws(ImportError) in
+            try pipeline.beginInput(name: name, format: format, compressed: false)
+        }
         return PushImport(pipeline: pipeline)
     }
 
@@ -140,7 +145,18 @@ public struct Importer: Sendable {
         }
     }
 
+    /// Runs an import on the calling thread, marked as a run's thread
+    /// (hooks run on it; see ``RunEnd``); the pipeline, and with it the
+    /// store, is let go before it returns.
     func runBlocking(
+        inputs: [String], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag
+    ) throws(ImportError) -> ImportReport {
+        try RunEnd.onRunThread { () throws(ImportError) in
+            try runMarked(inputs: inputs, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    private func runMarked(
         inputs: [String], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag
     ) throws(ImportError) -> ImportReport {
         guard !inputs.isEmpty else { throw .usage("no inputs to import") }
