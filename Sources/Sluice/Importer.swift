@@ -9,8 +9,13 @@
 /// ```
 /// Each run reads its inputs a few chunks ahead on one thread, parses on
 /// another and writes on a third; memory stays bounded by the batch limits
-/// whatever the input size. Batches commit one by one: a
-/// failure or a cancellation keeps what was committed before it.
+/// whatever the input size. Batches commit one by one, and a failure or a
+/// cancellation keeps what was committed before it: in key order (the
+/// default, ``ApplyOrder/key``) nothing is committed until every input is
+/// read (a run cancelled while reading keeps no row, one that failed
+/// applies the full batches it read), in input order each batch as it is
+/// cut; the getting-started article's "What a cancel keeps" says what a
+/// resume recovers in each.
 public struct Importer: Sendable {
     /// The store: a SQLite file's path, or a PostgreSQL connection string
     /// (`postgresql://…`, libpq's keyword form, or `postgresql:` for the
@@ -180,7 +185,7 @@ public struct Importer: Sendable {
         do throws(ImportError) {
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
-                let reader = ReadAhead(source, chunkSize: options.chunkSize)
+                let reader = ReadAhead(source, chunkSize: options.chunkSize, cancellation: cancellation)
                 defer { reader.stop() }
                 while true {
                     let chunk: (bytes: UnsafeRawBufferPointer, consumed: Int64)
@@ -188,6 +193,8 @@ public struct Importer: Sendable {
                     if chunk.bytes.isEmpty { break }
                     try pipeline.feed(chunk.bytes, raw: chunk.consumed)
                 }
+                // A cancel ends the wait for the input's next chunk as its end would.
+                if cancellation.isSet { throw .cancelled }
                 try pipeline.endInput()
             }
             return try pipeline.finish()
