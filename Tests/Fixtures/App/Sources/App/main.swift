@@ -13,8 +13,8 @@ let surface: [Any.Type] = [
     Importer.self, ImportOptions.self, DeleteLimit.self, ImportCancellation.self, PushImport.self,
     InputFormat.self, ApplyOrder.self, BatchLimits.self, SortOptions.self, StoreOptions.self, RecordLimits.self,
     // Watching a run and its results
-    ImportEvent.self, ImportProgress.self, ImportProgress.Phase.self, ImportReport.self, TableReport.self,
-    TableReport.Kind.self, EntityCounts.self,
+    ImportEvent.self, ImportEvents.self, ImportEvents.Iterator.self, ImportProgress.self, ImportProgress.Phase.self,
+    ImportReport.self, ImportReport.Entity.self, TableReport.self, TableReport.Kind.self, EntityCounts.self,
     // The mapping
     Mapping.self, EntityMapping.self, AttributeMapping.self, RelationshipMapping.self, FilterCondition.self,
     FilterCondition.Test.self, TargetChoice.self, AttributeType.self, EpochUnit.self, WriteMode.self,
@@ -22,7 +22,8 @@ let surface: [Any.Type] = [
     // Hooks
     EntityHooks.self, RecordView.self, RowView.self, RawValue.self, RawValue.Kind.self, StoredValue.self,
     // Other tools and the store's status
-    Checker.self, Checker.Report.self, Inferrer.self, Status.self, StoreStatus.self, RunRecord.self,
+    Checker.self, Checker.Report.self, Inferrer.self, Status.self, StoreStatus.self, RunRecord.self, RunStatus.self,
+    TableRows.self, InputCheckpoint.self,
     // Errors and what they carry
     ImportError.self, InputError.self, ParseError.self, ParseError.Reason.self, SourceLocation.self,
     MappingError.self, MappingError.Problem.self, RecordError.self, LimitError.self, StoreError.self,
@@ -41,4 +42,4 @@ let mapping = try Mapping.parse(yaml: "entities: {Event: {records: $, key: id, a
 let report = try Importer(mapping: mapping, store: store).runBlocking(inputs: [input.path])
 let status = try Status.read(store: store)
 let inserted = report[entity: "Event"]?.inserted ?? 0
-print("\(surface.count) public types; inserted \(inserted); last run \(status.runs.first?.status ?? "none")")
+print("\(surface.count) public types; inserted \(inserted); last run \(status.runs.first?.status.rawValue ?? "none")")
