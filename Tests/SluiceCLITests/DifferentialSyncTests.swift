@@ -1,0 +1,108 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// Skipping runs against full runs (``DifferentialSync``) on random
+/// sequences of nightly runs, SQLite stores. `SLUICE_DIFFERENTIAL_SEEDS`,
+/// `SLUICE_DIFFERENTIAL_SEED` (the first), `SLUICE_DIFFERENTIAL_RECORDS`
+/// and `SLUICE_DIFFERENTIAL_STEPS` change the scale
+/// (Benchmarks/differential.py runs one sequence of 200,000 records).
+@Suite struct DifferentialSyncTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let seeds = Int(environment["SLUICE_DIFFERENTIAL_SEEDS"] ?? "") ?? 200
+    static let firstSeed = UInt64(environment["SLUICE_DIFFERENTIAL_SEED"] ?? "") ?? 20_261_125
+    static let records = Int(environment["SLUICE_DIFFERENTIAL_RECORDS"] ?? "") ?? 24
+    static let steps = Int(environment["SLUICE_DIFFERENTIAL_STEPS"] ?? "") ?? 6
+    /// The seeds are run in this many groups, in parallel.
+    static let groups = 8
+
+    /// A sequence and two SQLite sides in a new directory.
+    static func setUp(seed: UInt64, fullRun: [String]) -> (SyncSequence, DifferentialSync.Side, DifferentialSync.Side) {
+        let directory = TestPaths.temporaryDirectory()
+        let sequence = SyncSequence(seed: seed, steps: steps, records: records, directory: directory)
+        let skipping = DifferentialSync.Side(
+            name: "skipping", into: directory.appendingPathComponent("skipping.sqlite").path, arguments: [])
+        let full = DifferentialSync.Side(
+            name: "full", into: directory.appendingPathComponent("full.sqlite").path, arguments: fullRun)
+        return (sequence, skipping, full)
+    }
+
+    /// Every seed of a group: the two stores agree after every step.
+    @Test(arguments: 0..<groups) func skippingRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
+        for offset in stride(from: group, to: Self.seeds, by: Self.groups) {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments)
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+        }
+    }
+
+    /// The harness catches a difference: a full side whose runs insert only
+    /// (`--mode insert-only`, so that no edit reaches its store) is found
+    /// different, with the seed, the steps and the first differing row.
+    @Test func aPlantedDifferenceIsCaught() throws {
+        var caught: [String] = []
+        for offset in 0..<4 {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset),
+                fullRun: DifferentialSync.fullRunArguments + ["--mode", "insert-only"])
+            if let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            {
+                caught.append(failure)
+            }
+        }
+        #expect(caught.count >= 3, "\(caught)")
+        let message = caught.first ?? ""
+        #expect(message.hasPrefix("seed \(Self.firstSeed)"), "\(message)")
+        #expect(message.contains("sorted row") && message.contains("steps:\n") && message.contains("→"), "\(message)")
+    }
+
+    /// The seeds cover every kind of step, and the sequence dump → change
+    /// file → that dump again.
+    @Test func theSeedsCoverEveryKindOfStep() {
+        var seen: Set<String> = []
+        for offset in 0..<Self.seeds {
+            let sequence = SyncSequence(
+                seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
+                directory: TestPaths.temporaryDirectory())
+            for (index, planned) in sequence.steps.enumerated() {
+                let text = "\(planned.step)"
+                for kind in Self.kinds where text.contains(kind) { seen.insert(kind) }
+                guard index > 0, case .changeFile = sequence.steps[index - 1].step, let files = planned.step.dump?.files
+                else { continue }
+                if sequence.steps[..<index].contains(where: { $0.step.dump?.files == files }) {
+                    seen.insert("change file, then the dump before it")
+                }
+            }
+        }
+        #expect(seen == Set(Self.kinds + ["change file, then the dump before it"]))
+    }
+
+    /// The words that mark each kind of step in its description.
+    static let kinds = [
+        "--delete-missing", "--order input", "from standard input", "change file", "attribute extra added",
+        "score's type made string", "killed", "interrupted (SIGINT)", "then --resume", "then a fresh run",
+    ]
+
+    /// The comparison sees a value's type, a row more and a column's type.
+    @Test func theComparisonSeesEveryColumnAndType() {
+        let table = DifferentialSync.Table(name: "Event", columns: ["id INTEGER", "kind TEXT"], rows: [["1", "'a'"]])
+        var retyped = table
+        retyped.rows = [["'1'", "'a'"]]
+        var longer = table
+        longer.rows.append(["2", "'b'"])
+        var recolumned = table
+        recolumned.columns[1] = "kind INTEGER"
+        #expect(DifferentialSync.firstDifference([table], [table]) == nil)
+        #expect(
+            DifferentialSync.firstDifference([table], [retyped])?.contains("skipping (1, 'a'), full ('1', 'a')") == true
+        )
+        #expect(DifferentialSync.firstDifference([table], [longer])?.contains("row 2: skipping (none)") == true)
+        #expect(DifferentialSync.firstDifference([table], [recolumned])?.contains("columns") == true)
+        #expect(DifferentialSync.firstDifference([table], [])?.contains("the tables differ") == true)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// ``DifferentialSyncTests`` against PostgreSQL: the same sequences on two
+/// databases of a private server, fewer seeds (`SLUICE_DIFFERENTIAL_PG_SEEDS`).
+@Suite(
+    .serialized,
+    .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
+struct PostgresDifferentialSyncTests {
+    static let seeds = Int(ProcessInfo.processInfo.environment["SLUICE_DIFFERENTIAL_PG_SEEDS"] ?? "") ?? 10
+
+    /// Waits until no session but the caller's is left on `database`: a
+    /// killed importer's ends once its server process notices.
+    static func waitForIdle(_ server: PostgresTestServer, _ database: String) {
+        let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let others = PostgresReader(server.conninfo()).value(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
+            if others == "0" { return }
+            usleep(10_000)
+        }
+    }
+
+    @Test func skippingRunsLeaveTheDatabaseFullRunsLeave() throws {
+        let server = try PostgresTestServer.makePrivate()
+        defer { try? server.crash() }
+        for offset in 0..<Self.seeds {
+            let directory = TestPaths.temporaryDirectory()
+            let sequence = SyncSequence(
+                seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
+                records: DifferentialSyncTests.records, directory: directory)
+            var sides: [DifferentialSync.Side] = []
+            for (name, arguments) in [("skipping", []), ("full", DifferentialSync.fullRunArguments)] {
+                let database = try server.newDatabase()
+                var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
+                side.settle = { Self.waitForIdle(server, database) }
+                sides.append(side)
+            }
+            let failure = try DifferentialSync.run(
+                sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(PostgresReader(sides[1].into).value("SELECT count(*) FROM \"Event\"") != "0")
+        }
+    }
+}
