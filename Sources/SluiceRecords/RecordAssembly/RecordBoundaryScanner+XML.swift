@@ -141,7 +141,8 @@ extension RecordBoundaryScanner {
                         progress = 0
                         bangKind = 0
                     default:
-                        mode = .name
+                        // Inside a unit a start tag's name matters not: on to its end.
+                        mode = inUnit ? .tag : .name
                         slash = false
                         if !inUnit {
                             name.removeAll(keepingCapacity: true)
@@ -160,6 +161,17 @@ extension RecordBoundaryScanner {
                         continue
                     }
                 case .tag:
+                    // `/` is followed by `>` in a well-formed empty-element tag.
+                    guard let found = Self.findTagByte(bytes, from: index, count: count) else {
+                        slash = false
+                        index = count
+                        continue
+                    }
+                    if found > index {
+                        slash = false
+                        index = found
+                        continue
+                    }
                     switch byte {
                     case UInt8(ascii: ">"):
                         index += 1
@@ -169,9 +181,7 @@ extension RecordBoundaryScanner {
                         quote = byte
                         mode = .value
                         slash = false
-                    case UInt8(ascii: "/"): slash = true
-                    case 0x20, 0x09, 0x0A, 0x0D: break
-                    default: slash = false
+                    default: slash = true
                     }
                 case .value:
                     guard let found = Self.find(quote, bytes, from: index, count: count) else {
@@ -259,6 +269,31 @@ extension RecordBoundaryScanner {
         private static func find(_ byte: UInt8, _ bytes: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int? {
             guard start < count, let found = memchr(bytes + start, Int32(byte), count - start) else { return nil }
             return UnsafeRawPointer(found) - UnsafeRawPointer(bytes)
+        }
+
+        /// The offset of the first `>`, `"`, `'` or `/` at or after `start`,
+        /// or `nil`; 16 bytes at a time.
+        @inline(__always)
+        private static func findTagByte(_ bytes: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int? {
+            typealias Bytes = SIMD16<UInt8>
+            var index = start
+            while index + 16 <= count {
+                let block = UnsafeRawPointer(bytes + index).loadUnaligned(as: Bytes.self)
+                let found = unsafeBitCast(
+                    (block .== Bytes(repeating: 0x3E)) .| (block .== Bytes(repeating: 0x22))
+                        .| (block .== Bytes(repeating: 0x27)) .| (block .== Bytes(repeating: 0x2F)),
+                    to: SIMD2<UInt64>.self)
+                if found[0] != 0 { return index + found[0].trailingZeroBitCount >> 3 }
+                if found[1] != 0 { return index + 8 + found[1].trailingZeroBitCount >> 3 }
+                index += 16
+            }
+            while index < count {
+                switch bytes[index] {
+                case 0x3E, 0x22, 0x27, 0x2F: return index
+                default: index += 1
+                }
+            }
+            return nil
         }
 
         /// Counts the newlines before `end` in the chunk not counted yet.
