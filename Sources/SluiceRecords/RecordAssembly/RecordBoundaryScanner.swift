@@ -10,8 +10,10 @@ package struct UnitBoundary: Sendable, Equatable {
 
     /// A start or an end.
     package var kind: Kind
-    /// A start: the offset of the unit's first byte in the chunk. An end: the
-    /// offset just past its last byte (it may equal the chunk's length).
+    /// A start: where the unit's bytes in this chunk begin: its first byte,
+    /// unless its first bytes were at the end of the previous chunk (then 0,
+    /// and those are ``UnitContext/carried``). An end: the offset just past
+    /// its last byte (it may equal the chunk's length).
     package var offsetInChunk: Int
     /// A start: the unit's first byte in the whole input (decompressed).
     /// An end: the offset just past its last byte.
@@ -29,7 +31,7 @@ package struct UnitBoundary: Sendable, Equatable {
 /// Why the scanner does not handle a set of record paths: the caller reads
 /// and parses the whole input, and can say why.
 package struct BoundaryScanRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The reason, e.g. `record paths of different depths`.
+    /// The reason, e.g. `the XML document is in UTF-16 or UTF-32`.
     package let description: String
     init(_ description: String) { self.description = description }
 }
@@ -91,8 +93,8 @@ package struct RecordBoundaryScanner {
     private var position: ScanPosition
 
     /// A scanner for the records at `paths` in a document of `kind`, the
-    /// input called `name` (for messages); `multipleValues` as the JSON
-    /// parser is given it (JSON Lines, or a `$` path).
+    /// input called `name` (for messages); `multipleValues` (JSON only) as
+    /// the JSON parser is given it (JSON Lines, or a `$` path).
     ///
     /// - Throws: ``BoundaryScanRefusal`` for shapes it does not handle: no
     ///   paths, paths of the other document kind, more than 64 paths (the
@@ -115,8 +117,8 @@ package struct RecordBoundaryScanner {
     /// Scans the next chunk of (decompressed) bytes and hands each unit
     /// boundary in it to `body`, in order, with the context of the unit it
     /// starts or ends (valid as long as the caller keeps it: the arrays are
-    /// the scanner's, shared, not copied). Rethrows what `body` throws,
-    /// with the rest of the chunk unscanned.
+    /// the scanner's, shared, not copied). Rethrows what `body` throws; the
+    /// rest of the chunk is then unscanned, and the scanner of no more use.
     package mutating func scan<E: Error>(
         _ chunk: UnsafeRawBufferPointer, _ body: (UnitBoundary, UnitContext) throws(E) -> Void
     ) throws(E) {
@@ -148,9 +150,10 @@ package struct RecordBoundaryScanner {
 /// What a unit needs around it to be parsed alone as it is read in the
 /// whole input: `open` before it, `close` after it.
 package struct UnitContext: Sendable, Equatable {
-    /// The bytes before the unit (JSON: the path to it, `{"key":[`).
+    /// The bytes before the unit (JSON: the path to it, `{"key":[`; XML: the
+    /// declaration, the DOCTYPE and the open ancestors' start tags).
     package var open: [UInt8] = []
-    /// The bytes after the unit, closing `open` (`]}`).
+    /// The bytes after the unit, closing `open` (`]}`; the ancestors' end tags).
     package var close: [UInt8] = []
     /// The unit's first bytes when they were in an earlier chunk (an XML
     /// start tag whose name a chunk cut): they come before the unit's bytes
