@@ -41,7 +41,7 @@ extension RecordBoundaryScanner {
         private let allRoutes: UInt64
         private var mode = Mode.text
         /// The quote that closes the current attribute value or DOCTYPE
-        /// literal.
+        /// literal; 0 outside them.
         private var quote: UInt8 = 0
         /// Progress through a closing sequence (`-->`, `]]>`, `?>`) or
         /// through the bytes after `<!`.
@@ -190,6 +190,7 @@ extension RecordBoundaryScanner {
                     }
                     index = found
                     mode = .tag
+                    quote = 0
                 case .endTag:
                     guard let found = Self.find(UInt8(ascii: ">"), bytes, from: index, count: count) else {
                         index = count
