@@ -344,9 +344,9 @@ extension RecordBoundaryScanner {
 
         /// Reads the current unit from `start`, 16 bytes at a time, until it
         /// ends (returns the offset past its last byte, with `mode` changed)
-        /// or the chunk does (returns `count`). A block with no bracket,
-        /// newline or backslash (the common case) only toggles whether a
-        /// string is open, by the parity of its quotes. A block without a
+        /// or the chunk does (returns `count`). Blocks with no bracket,
+        /// newline or backslash (the common case) only toggle whether a
+        /// string is open, by the parity of their quotes. A block without a
         /// backslash settles its strings at once (the bytes after an odd
         /// number of quotes are inside one) and looks only at the brackets
         /// outside strings. Masks stay a byte per input byte, in two 64-bit
@@ -358,9 +358,6 @@ extension RecordBoundaryScanner {
             typealias Bytes = SIMD16<UInt8>
             typealias Lanes = SIMD2<UInt64>
             var index = start
-            // The quotes of plain blocks not yet counted in `inString`, xor-ed together.
-            var quoteParity = Lanes()
-            defer { settle(quoteParity) }
             while index < count {
                 if escaped {
                     escaped = false
@@ -368,9 +365,13 @@ extension RecordBoundaryScanner {
                     index += 1
                     continue
                 }
+                if depth != 0 {
+                    let plain = Self.skipPlainBlocks(bytes, from: index, count: count)
+                    index = plain.end
+                    if plain.oddQuotes { inString.toggle() }
+                    if index == count { break }
+                }
                 guard index + 16 <= count else {
-                    settle(quoteParity)
-                    quoteParity = Lanes()
                     if let end = unitByte(bytes, at: index, position: &position) { return end }
                     index += 1
                     continue
@@ -383,14 +384,6 @@ extension RecordBoundaryScanner {
                     .| (block .== Bytes(repeating: 0x0A))
                 let backslashBytes = block .== Bytes(repeating: 0x5C)
                 let quotes = unsafeBitCast(quoteBytes, to: Lanes.self)
-                let unusual = unsafeBitCast(eventBytes .| backslashBytes, to: Lanes.self)
-                if unusual[0] | unusual[1] == 0 && depth != 0 {
-                    quoteParity ^= quotes
-                    index &+= 16
-                    continue
-                }
-                settle(quoteParity)
-                quoteParity = Lanes()
                 let backslashes = unsafeBitCast(backslashBytes, to: Lanes.self)
                 if backslashes[0] | backslashes[1] != 0 || depth == 0 {
                     let all = unsafeBitCast(quoteBytes .| eventBytes .| backslashBytes, to: Lanes.self)
@@ -432,15 +425,35 @@ extension RecordBoundaryScanner {
             return index
         }
 
-        /// Toggles `inString` by the parity of the quote bytes (each 0x00 or
-        /// 0xFF) xor-ed together into `quotes`.
+        /// Skips the blocks of 16 bytes from `start` that hold no bracket,
+        /// newline or backslash (most of them): only their quotes matter, by
+        /// their parity. Returns where the first other block starts (or
+        /// fewer than 16 bytes are left), and whether the quotes skipped are
+        /// odd in number.
         @inline(__always)
-        private mutating func settle(_ quotes: SIMD2<UInt64>) {
+        private static func skipPlainBlocks(
+            _ bytes: UnsafePointer<UInt8>, from start: Int, count: Int
+        ) -> (end: Int, oddQuotes: Bool) {
+            typealias Bytes = SIMD16<UInt8>
+            typealias Lanes = SIMD2<UInt64>
+            var index = start
+            // The quote bytes (0xFF each) xor-ed together.
+            var quotes = Lanes()
+            while index &+ 16 <= count {
+                let block = UnsafeRawPointer(bytes + index).loadUnaligned(as: Bytes.self)
+                let folded = block | Bytes(repeating: 0x20)
+                let unusual = unsafeBitCast(
+                    (folded .== Bytes(repeating: 0x7B)) .| (folded .== Bytes(repeating: 0x7D))
+                        .| (block .== Bytes(repeating: 0x0A)) .| (block .== Bytes(repeating: 0x5C)), to: Lanes.self)
+                if unusual[0] | unusual[1] != 0 { break }
+                quotes ^= unsafeBitCast(block .== Bytes(repeating: 0x22), to: Lanes.self)
+                index &+= 16
+            }
             var parity = quotes[0] ^ quotes[1]
             parity ^= parity >> 32
             parity ^= parity >> 16
             parity ^= parity >> 8
-            if parity & 1 == 1 { inString.toggle() }
+            return (index, parity & 1 == 1)
         }
 
         /// Byte i of the result is 0xFF when bytes 0...i of `flags` (each

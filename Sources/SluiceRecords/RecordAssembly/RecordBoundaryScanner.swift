@@ -71,20 +71,20 @@ package struct BoundaryScanRefusal: Error, Sendable, Equatable, CustomStringConv
 ///
 /// Cost: linear in the bytes, no allocation per chunk or unit (XML: none
 /// while the ancestors stay the same). Inside a JSON unit it compares 16
-/// bytes at a time with `"`, `\`, the brackets and `\n`: a block with none
-/// but quotes (most of them) only adds its quotes to a running parity; a
-/// block without a backslash settles its strings at once (the bytes after an
-/// odd number of quotes are inside one) and looks only at the brackets
-/// outside strings; a block with a backslash goes byte of interest by byte
-/// of interest. Outside units (between JSON Lines, around the array of
-/// `$.key[*]`) it reads byte by byte. XML skips through tags 16 bytes at a
-/// time to the next `>`, quote or `/`, with `memchr` over text, attribute
-/// values and end tags. Measured on
-/// `events.py dataset 200000` (release build, 1 MiB chunks; callgrind on the
-/// first 5 MB of each form, counting the scanner and the `memchr` it calls;
-/// wall time the best of 5 on the whole file, on a machine shared with other
-/// builds): JSON Lines (94 MiB) 4.0 instructions a byte, 1.5 GB/s on one
-/// core; the JSON array (`$[*]`) 4.1, 0.8 GB/s; the XML form (97 MiB) 8.4,
+/// bytes at a time with `"`, `\`, the brackets and `\n`: blocks with none
+/// but quotes (most of them) go by in a tight loop that keeps only the
+/// parity of their quotes; a block without a backslash settles its strings
+/// at once (the bytes after an odd number of quotes are inside one) and
+/// looks only at the brackets outside strings; a block with a backslash goes
+/// byte of interest by byte of interest. Outside units (between JSON Lines,
+/// around the array of `$.key[*]`) it reads byte by byte. XML skips through
+/// tags 16 bytes at a time to the next `>`, quote or `/`, with `memchr` over
+/// text, attribute values and end tags. Measured on `events.py dataset
+/// 200000` (release build, 1 MiB chunks; callgrind on the first 5 MB of each
+/// form, counting the scanner and the `memchr` it calls; wall time the best
+/// of several runs on the whole file, on a machine shared with other
+/// builds): JSON Lines (94 MiB) 3.5 instructions a byte, 1.8 GB/s on one
+/// core; the JSON array (`$[*]`) 3.6, 1.7 GB/s; the XML form (97 MiB) 8.4,
 /// 0.85 GB/s. Swift has no movemask, so JSON's masks stay a byte per input
 /// byte (two 64-bit lanes a block).
 package struct RecordBoundaryScanner {
