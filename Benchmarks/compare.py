@@ -53,8 +53,9 @@ def sh(command, cwd=None):
 
 
 def measure(command, cwd, timeout=None):
-    """One whole-process run: {"wall", "rss", "written"} or {"timeout"} /
-    {"failed"}. The command runs under GNU time (peak RSS) under a shell
+    """One whole-process run: {"wall", "rss", "written", "cpu"} or
+    {"timeout"} / {"failed"}; cpu is the user and system seconds of the
+    command and its children (wait4). The command runs under GNU time (peak RSS) under a shell
     that, once it is reaped, appends its own /proc/PID/io write_bytes (a
     reaped child's I/O is counted to its parent) to a file."""
     log = tempfile.mktemp()
@@ -86,17 +87,17 @@ def measure(command, cwd, timeout=None):
     with open(log + ".rss") as f:
         rss = int(f.read().split()[-1]) * 1024
     os.unlink(log + ".rss")
-    return {"wall": wall, "rss": rss, "written": written}
+    return {"wall": wall, "rss": rss, "written": written, "cpu": usage.ru_utime + usage.ru_stime}
 
 
 def run(command, prep, cwd):
-    """(wall s, peak RSS bytes, bytes written) of one run, for sync.py."""
+    """(wall s, peak RSS bytes, bytes written, CPU s) of one run, for sync.py."""
     if prep:
         sh(prep, cwd)
     result = measure(command, cwd)
     if "failed" in result:
         sys.exit("failed (%d): %s\n%s" % (result["failed"], command, result["log"]))
-    return result["wall"], result["rss"], result["written"]
+    return result["wall"], result["rss"], result["written"], result["cpu"]
 
 
 class Tool:

@@ -36,12 +36,17 @@ def main():
                        SLUICE_DIFFERENTIAL_PG_SEEDS="1", SLUICE_DIFFERENTIAL_SEED=str(a.seed),
                        SLUICE_DIFFERENTIAL_RECORDS=str(a.records), SLUICE_DIFFERENTIAL_STEPS=str(a.steps))
     started = time.time()
-    result = subprocess.run(["swift", "test", "--skip-build", "--filter", suite], cwd=ROOT, env=environment)
+    result = subprocess.run(["swift", "test", "--skip-build", "--filter", suite], cwd=ROOT, env=environment,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(result.stdout)
+    # A filter that matched no test passes too: require the test's own line.
+    ran = "Test run with 1 test" in result.stdout
+    verdict = ("the stores agree" if result.returncode == 0 and ran
+               else "NO TEST RAN" if not ran else "THE STORES DIFFER (or a run failed)")
     print("differential sequence: seed %d, %s records, %d steps, %s: %s in %.0f s"
-          % (a.seed, f"{a.records:,}", a.steps, "PostgreSQL" if a.postgres else "SQLite",
-             "the stores agree" if result.returncode == 0 else "THE STORES DIFFER (or a run failed)",
+          % (a.seed, f"{a.records:,}", a.steps, "PostgreSQL" if a.postgres else "SQLite", verdict,
              time.time() - started))
-    sys.exit(result.returncode)
+    sys.exit(0 if result.returncode == 0 and ran else 1)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ actor ({id, login, url}, drawn from a pool of n/20, skewed so that some
 actors recur often); and 0 to 5 tags. Every value comes from the record's
 number and the seed alone, so a file can be written again identically.
 
-  events.py base N FILE                 N events, JSON Lines
+  events.py base N FILE [FORM]          N events, JSON Lines (or XML, below)
   events.py dataset N PREFIX            N events as PREFIX.jsonl, .json (one
                                          array), .xml and .tsv (the C
                                          baseline's pre-parsed rows), and
@@ -20,11 +20,27 @@ number and the seed alone, so a file can be written again identically.
                                          with --change, also C, the change
                                          file: the changed and new events,
                                          and {"id": K, "deleted": true} for
-                                         each one gone
+                                         each one gone; every unchanged
+                                         record keeps its bytes of the
+                                         base file [FORM]
+  events.py shuffle IN OUT               IN's records, each byte for byte,
+                                         in another (seeded) order: the
+                                         offsets of its lines in memory (16
+                                         bytes a record), one record read
+                                         at a time
+
+FORM, for base and nextday (the change file included):
+  --xml                   one <event> a line inside <events> (as dataset's
+                          PREFIX.xml; mapping events-xml.yml), a gone event
+                          as <event id="K" deleted="true"/> in the change file
+  --field-bytes B [--large-fields K]
+                          large records: K (1-3, default 3) string fields of
+                          each event (body, title, repo) padded to B characters
 
 The key order is a shuffle of the record numbers (one list of N integers in
 memory); records are written one at a time.
 """
+import array
 import json
 import random
 import sys
@@ -49,8 +65,10 @@ def words(rng, low, high):
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
 
 
-def event(number, n, version=0):
-    """Record `number` as of `version` (0: the base dump; 1: changed)."""
+def event(number, n, version=0, pad=None):
+    """Record `number` as of `version` (0: the base dump; 1: changed); with
+    `pad` = (B, K), its first K of body, title and repo are B characters
+    long."""
     rng = random.Random(SEED * 1_000_003 + number)
     actor = int((n // 20 or 1) * rng.random() ** 2)
     login = "user%d" % actor
@@ -74,7 +92,40 @@ def event(number, n, version=0):
         record["title"] = words(rng, 2, 12)
         if number % 3 == 0:
             record["tags"] = rng.sample(TAGS, rng.randrange(6))
+    if pad:
+        size, count = pad
+        # A block of ASCII words (a byte a character, nothing to escape in
+        # JSON) repeated after the field's own value, so that a changed
+        # title changes the padded field.
+        block = " ".join(rng.choice(PLAIN_WORDS) for _ in range(400))
+        for name in PADDED[:count]:
+            start = "%s " % (record[name] or "")
+            record[name] = (start + block * (size // len(block) + 1))[:size]
     return record
+
+
+PADDED = ["body", "title", "repo"]
+PLAIN_WORDS = [word for word in WORDS if word.isascii() and word.isalpha()]
+
+
+def gone(number):
+    """Whether record `number` of day 0 is gone the next day (0.5%)."""
+    return number % 200 == 0
+
+
+def changed(number):
+    """Whether record `number` of day 0 is changed the next day (1%)."""
+    return number % 100 == 1
+
+
+def new_records(n):
+    """The next day's new records (0.5%, at least one), numbered from n on."""
+    return range(n, n + max(1, n // 200))
+
+
+def next_day_diff(n):
+    """(new, changed, gone): the events the next day inserts, updates and deletes."""
+    return (len(new_records(n)), sum(1 for number in range(1, n, 100)), sum(1 for number in range(0, n, 200)))
 
 
 def shuffled(numbers, salt):
@@ -83,10 +134,52 @@ def shuffled(numbers, salt):
     return numbers
 
 
-def write(path, items):
+XML_HEADER = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<events>\n"
+XML_FOOTER = "</events>\n"
+
+
+def write(path, items, xml=False):
+    """JSON Lines, or with `xml` one <event> a line between XML_HEADER and
+    XML_FOOTER (a {"id": K, "deleted": true} item as a deleted <event>)."""
     with open(path, "w", encoding="utf-8") as out:
+        out.write(XML_HEADER if xml else "")
         for item in items:
-            out.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
+            if not xml:
+                out.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
+            elif item.get("deleted"):
+                out.write('<event id="%d" deleted="true"/>\n' % item["id"])
+            else:
+                out.write(as_xml(item))
+        out.write(XML_FOOTER if xml else "")
+
+
+def shuffle_file(source, target, salt=4):
+    """Writes `source`'s records to `target`, each byte for byte, in a seeded
+    shuffle of their order: a record is a line (in XML, one between the
+    header's two lines and the footer's). Holds the lines' offsets and their
+    order (16 bytes a record) and one record at a time."""
+    starts = array.array("Q")
+    with open(source, "rb") as f:
+        xml = f.read(5) == b"<?xml"
+        f.seek(0)
+        offset = 0
+        for line in f:
+            starts.append(offset)
+            offset += len(line)
+    starts.append(offset)
+    first, last = (2, len(starts) - 2) if xml else (0, len(starts) - 1)
+    order = array.array("Q", range(first, last))
+    random.Random(SEED + salt).shuffle(order)
+    with open(source, "rb") as f, open(target, "wb") as out:
+        def copy(line):
+            f.seek(starts[line])
+            out.write(f.read(starts[line + 1] - starts[line]))
+        for line in range(first):
+            copy(line)
+        for line in order:
+            copy(line)
+        for line in range(last, len(starts) - 1):
+            copy(line)
 
 
 def xml_text(value):
@@ -136,7 +229,7 @@ def write_dataset(n, prefix):
     """PREFIX.jsonl/.json/.xml/.tsv of the base dump and PREFIX.update.jsonl/.tsv."""
     outputs = {kind: open("%s.%s" % (prefix, kind), "w", encoding="utf-8") for kind in ("jsonl", "json", "xml", "tsv")}
     outputs["json"].write("[\n")
-    outputs["xml"].write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<events>\n")
+    outputs["xml"].write(XML_HEADER)
     for index, number in enumerate(shuffled(range(n), 0)):
         record = event(number, n)
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
@@ -145,7 +238,7 @@ def write_dataset(n, prefix):
         outputs["xml"].write(as_xml(record))
         outputs["tsv"].write(as_tsv(record))
     outputs["json"].write("]\n")
-    outputs["xml"].write("</events>\n")
+    outputs["xml"].write(XML_FOOTER)
     for output in outputs.values():
         output.close()
     # The update file: every 10th known event changed, and n/10 new ones.
@@ -157,28 +250,37 @@ def write_dataset(n, prefix):
             tsv.write(as_tsv(record))
 
 
+def form(args):
+    """(xml, pad) from the FORM options of base and nextday."""
+    option = lambda name, default: int(args[args.index(name) + 1]) if name in args else default
+    size = option("--field-bytes", 0)
+    return "--xml" in args, (size, option("--large-fields", 3)) if size else None
+
+
 def main():
     args = sys.argv[1:]
-    if len(args) < 3 or args[0] not in ("base", "nextday", "dataset"):
+    if len(args) < 3 or args[0] not in ("base", "nextday", "dataset", "shuffle"):
         sys.exit(__doc__)
+    if args[0] == "shuffle":
+        shuffle_file(args[1], args[2])
+        return
     kind, n, path = args[0], int(args[1]), args[2]
+    xml, pad = form(args)
     if kind == "base":
-        write(path, (event(number, n) for number in shuffled(range(n), 0)))
+        write(path, (event(number, n, pad=pad) for number in shuffled(range(n), 0)), xml)
         return
     if kind == "dataset":
         write_dataset(n, path)
         return
     # Next day: every 200th record gone (0.5%), every 100th (offset 1) changed
     # (1%), and n/200 new records (0.5%) numbered from n on.
-    gone = lambda number: number % 200 == 0
-    changed = lambda number: number % 100 == 1
-    numbers = [number for number in range(n) if not gone(number)] + list(range(n, n + n // 200))
-    write(path, (event(number, n, changed(number)) for number in shuffled(numbers, 1)))
+    numbers = [number for number in range(n) if not gone(number)] + list(new_records(n))
+    write(path, (event(number, n, changed(number), pad) for number in shuffled(numbers, 1)), xml)
     if "--change" in args:
         change = args[args.index("--change") + 1]
-        delta = [number for number in range(n) if gone(number) or changed(number)] + list(range(n, n + n // 200))
-        write(change, ({"id": key(number), "deleted": True} if number < n and gone(number) else event(number, n, changed(number))
-                       for number in shuffled(delta, 2)))
+        delta = [number for number in range(n) if gone(number) or changed(number)] + list(new_records(n))
+        write(change, ({"id": key(number), "deleted": True} if number < n and gone(number) else event(number, n, changed(number), pad)
+                       for number in shuffled(delta, 2)), xml)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@
 #   had, Xcode's default, which keeps blame and diffs of every line intact.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources Examples)
+paths=(Package.swift Sources Snippets Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources Examples)
 if [[ "${1:-}" == "--fix" ]]; then
     swift format format --in-place --recursive --parallel "${paths[@]}"
 else

@@ -16,6 +16,10 @@ public enum ImportError: Error, CustomStringConvertible {
     case spill(SpillError)
     /// The caller cancelled; the batch in flight was rolled back.
     case cancelled
+    /// The caller's source of an input's bytes (the sequence handed to
+    /// ``Importer/run(name:format:chunks:progress:)``) threw the error
+    /// given, while reading the input named first.
+    case source(String, any Error)
     /// The request itself is wrong (no inputs, unknown format…).
     case usage(String)
     /// Relationships whose `missing: error` policy found links to records
@@ -39,6 +43,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .store(let error): return "store error: \(error)"
         case .spill(let error): return "sort run error: \(error)"
         case .cancelled: return "cancelled; batches committed before the cancellation are kept"
+        case .source(let name, let error): return "\(name): the input's source failed: \(error)"
         case .usage(let message): return message
         case .danglingReferences(let message): return message
         case .deletionLimit(let message): return message

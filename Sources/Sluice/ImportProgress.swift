@@ -32,7 +32,11 @@ public struct ImportProgress: Sendable, Equatable, Codable {
     public var bytesTotal: Int64?
     /// Key order: rows applied so far, all tables together.
     public var rowsApplied: Int
-    /// Key order: the rows to apply, known once every input is read.
+    /// Key order: the rows to apply, known once every input is read (nil
+    /// before, and in input order). It starts as the rows sorted, and at the
+    /// end of each table is lowered by the rows of that table that repeated a
+    /// key and were combined, so that it never counts less than
+    /// ``rowsApplied`` and equals it once the apply is done.
     public var rowsTotal: Int?
     /// Seconds since the import started.
     public var seconds: Double

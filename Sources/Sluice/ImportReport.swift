@@ -1,5 +1,19 @@
 /// What an import did.
 public struct ImportReport: Sendable, Equatable, Codable {
+    /// An entity's name and what the run wrote to its table.
+    public struct Entity: Sendable, Equatable, Codable {
+        /// The entity's name, as the mapping has it.
+        public var name: String
+        /// Its rows inserted, updated, unchanged, deleted and skipped.
+        public var counts: EntityCounts
+
+        /// An entity's counts.
+        public init(name: String, counts: EntityCounts) {
+            self.name = name
+            self.counts = counts
+        }
+    }
+
     /// Records read, all inputs together.
     public var records: Int
     /// Of ``records``, those not parsed: their bytes are those of records
@@ -11,7 +25,7 @@ public struct ImportReport: Sendable, Equatable, Codable {
     /// Wall-clock seconds.
     public var seconds: Double
     /// Counts per entity, in mapping order.
-    public var entities: [(name: String, counts: EntityCounts)]
+    public var entities: [Entity]
     /// Links to records not in the store at the end of the run, per
     /// relationship (`Post.owner`, `Way_nodes`); relationships without any
     /// are left out.
@@ -31,15 +45,6 @@ public struct ImportReport: Sendable, Equatable, Codable {
     /// under `missing: error`); nil when it would succeed.
     public var wouldFail: String?
 
-    /// Reports are equal when every count and figure is.
-    public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
-        lhs.records == rhs.records && lhs.unchangedRecords == rhs.unchangedRecords && lhs.bytes == rhs.bytes && lhs.seconds == rhs.seconds
-            && lhs.entities.map(\.name) == rhs.entities.map(\.name)
-            && lhs.entities.map(\.counts) == rhs.entities.map(\.counts) && lhs.dangling == rhs.dangling
-            && lhs.warnings == rhs.warnings && lhs.tables == rhs.tables && lhs.dryRun == rhs.dryRun
-            && lhs.wouldFail == rhs.wouldFail
-    }
-
     /// `{"records": N, "unchangedRecords": N, "bytes": N, "seconds": S, "entities": {"Post":
     /// {"inserted": N, "updated": N, "unchanged": N, "deleted": N, "skipped": N}},
     /// "tables": [{"name": "Post", "kind": "entity", ..., "stubs": N}, ...],
@@ -48,8 +53,9 @@ public struct ImportReport: Sendable, Equatable, Codable {
     /// message or null) (written by hand: the module does not use
     /// Foundation).
     public var json: String {
-        let entities = self.entities.map { name, counts in
-            "\(Self.quote(name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
+        let entities = self.entities.map { entity in
+            let counts = entity.counts
+            return "\(Self.quote(entity.name)): {\"inserted\": \(counts.inserted), \"updated\": \(counts.updated), "
                 + "\"unchanged\": \(counts.unchanged), \"deleted\": \(counts.deleted), \"skipped\": \(counts.skipped)}"
         }
         let tables = self.tables.map { table in
@@ -97,19 +103,13 @@ extension ImportReport {
         case records, unchangedRecords, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail
     }
 
-    /// An entity's counts under its name, as ``entities`` holds them.
-    private struct NamedCounts: Codable {
-        var name: String
-        var counts: EntityCounts
-    }
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         records = try container.decode(Int.self, forKey: .records)
         unchangedRecords = try container.decodeIfPresent(Int.self, forKey: .unchangedRecords) ?? 0
         bytes = try container.decode(Int64.self, forKey: .bytes)
         seconds = try container.decode(Double.self, forKey: .seconds)
-        entities = try container.decode([NamedCounts].self, forKey: .entities).map { ($0.name, $0.counts) }
+        entities = try container.decode([Entity].self, forKey: .entities)
         tables = try container.decodeIfPresent([TableReport].self, forKey: .tables) ?? []
         dangling = try container.decodeIfPresent([String: Int].self, forKey: .dangling) ?? [:]
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
@@ -125,7 +125,7 @@ extension ImportReport {
         try container.encode(unchangedRecords, forKey: .unchangedRecords)
         try container.encode(bytes, forKey: .bytes)
         try container.encode(seconds, forKey: .seconds)
-        try container.encode(entities.map { NamedCounts(name: $0.name, counts: $0.counts) }, forKey: .entities)
+        try container.encode(entities, forKey: .entities)
         try container.encode(tables, forKey: .tables)
         try container.encode(dangling, forKey: .dangling)
         try container.encode(warnings, forKey: .warnings)

@@ -21,28 +21,14 @@ extension Importer {
     /// }
     /// ```
     ///
-    /// Ending the iteration early (a `break`, or cancelling the task) stops
-    /// the import as ``ImportCancellation`` does: the open transaction rolls
-    /// back and what was committed stays. The sequence throws the run's
-    /// ``ImportError``.
-    public func events(inputs: [String]) -> AsyncThrowingStream<ImportEvent, any Error> {
-        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(Self.eventBuffer)) { continuation in
-            let flag = Flag()
-            continuation.onTermination = { termination in
-                if case .finished = termination { return }
-                flag.set()
-            }
-            Worker {
-                do throws(ImportError) {
-                    let report = try runBlocking(
-                        inputs: inputs, progress: { continuation.yield(.progress($0)) }, cancellation: flag)
-                    continuation.yield(.finished(report))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }.detach()
-        }
+    /// The run starts when the iteration does. Ending the iteration early
+    /// (a `break`, or cancelling the task) cancels the import as
+    /// ``ImportCancellation`` does, and the loop is left only once the run
+    /// has stopped and released the store; a cancelled task's loop throws
+    /// ``ImportError/cancelled`` (``ImportEvents`` says how each way ends).
+    /// The sequence throws the run's ``ImportError``.
+    public func events(inputs: [String]) -> ImportEvents {
+        ImportEvents(importer: self, inputs: inputs)
     }
 
     /// Imports one input whose bytes arrive in pieces, such as a download's
@@ -52,26 +38,31 @@ extension Importer {
     /// this task is suspended.
     ///
     /// Cancelling the task stops the import (the open transaction rolls
-    /// back) and throws ``ImportError/cancelled``. An error the sequence
-    /// throws ends it too, after what was parsed before it is committed, and
-    /// is rethrown as it is. Either way the ledger records the run.
+    /// back) and throws ``ImportError/cancelled`` once the run has stopped
+    /// and released the store. An error the sequence throws ends the run
+    /// too, after what was parsed before it is committed, and is thrown as
+    /// ``ImportError/source(_:_:)``. Either way the ledger records the run.
     public func run<Chunks: AsyncSequence>(
         name: String, format: InputFormat, chunks: Chunks, progress: (@Sendable (ImportProgress) -> Void)? = nil
-    ) async throws -> ImportReport where Chunks.Element: Sequence<UInt8> {
-        let push = try startPush(name: name, format: format, progress: progress)
-        let feeder = PushFeeder(push)
+    ) async throws(ImportError) -> ImportReport where Chunks.Element: Sequence<UInt8> {
+        let feeder = PushFeeder(try startPush(name: name, format: format, progress: progress))
         do {
             for try await chunk in chunks {
                 try Task.checkCancellation()
-                try await feeder.push(Array(chunk))
+                try await feeder.push(Array(chunk)).get()
             }
             try Task.checkCancellation()
         } catch {
-            let failure: any Error = error is CancellationError ? ImportError.cancelled : error
+            let failure: ImportError
+            switch error {
+            case let error as ImportError: failure = error
+            case is CancellationError: failure = .cancelled
+            default: failure = .source(name, error)
+            }
             await feeder.abandon(failure)
             throw failure
         }
-        return try await feeder.finish()
+        return try await feeder.finish().get()
     }
 
     /// Imports one input whose bytes arrive one by one (`URLSession`'s
@@ -79,7 +70,7 @@ extension Importer {
     /// ``ImportOptions/chunkSize`` bytes; see ``run(name:format:chunks:progress:)``.
     public func run<Bytes: AsyncSequence>(
         name: String, format: InputFormat, bytes: Bytes, progress: (@Sendable (ImportProgress) -> Void)? = nil
-    ) async throws -> ImportReport where Bytes.Element == UInt8 {
+    ) async throws(ImportError) -> ImportReport where Bytes.Element == UInt8 {
         try await run(name: name, format: format, chunks: Chunked(bytes, size: options.chunkSize), progress: progress)
     }
 }
@@ -87,46 +78,31 @@ extension Importer {
 /// A ``PushImport`` driven from async code: each call runs on one serial
 /// dispatch queue (never the cooperative pool, since a push may wait for the
 /// store) and resumes the caller when it is done.
-private final class PushFeeder: @unchecked Sendable {
+private struct PushFeeder: Sendable {
     private let push: PushImport
     private let queue = DispatchQueue(label: "sluice.push")
 
     init(_ push: PushImport) { self.push = push }
 
-    func push(_ bytes: [UInt8]) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            queue.async {
-                do {
-                    try self.push.push(bytes)
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+    /// Runs `call` on the queue and gives its result.
+    private func onQueue<T: Sendable>(_ call: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            queue.async { continuation.resume(returning: call()) }
         }
     }
 
-    func finish() async throws -> ImportReport {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImportReport, any Error>) in
-            queue.async {
-                do {
-                    continuation.resume(returning: try self.push.finish())
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+    func push(_ bytes: [UInt8]) async -> Result<Void, ImportError> {
+        await onQueue { [push] in Result { () throws(ImportError) in try push.push(bytes) } }
+    }
+
+    func finish() async -> Result<ImportReport, ImportError> {
+        await onQueue { [push] in Result { () throws(ImportError) in try push.finish() } }
     }
 
     /// Ends an import stopped by `error`: the store commits nothing more and
     /// the ledger records the run as failed or cancelled.
-    func abandon(_ error: any Error) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                self.push.abandon(error as? ImportError ?? .usage("the input failed: \(error)"))
-                continuation.resume()
-            }
-        }
+    func abandon(_ error: ImportError) async {
+        await onQueue { [push] in push.abandon(error) }
     }
 }
 

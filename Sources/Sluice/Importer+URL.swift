@@ -27,7 +27,7 @@ extension Importer {
 
     /// Progress, then the report, of importing the files at `inputs`; see
     /// ``events(inputs:)-([String])``.
-    public func events(inputs: [URL]) throws(ImportError) -> AsyncThrowingStream<ImportEvent, any Error> {
+    public func events(inputs: [URL]) throws(ImportError) -> ImportEvents {
         var paths: [String] = []
         for url in inputs { paths.append(try Self.path(of: url)) }
         return events(inputs: paths)

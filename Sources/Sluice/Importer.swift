@@ -9,8 +9,13 @@
 /// ```
 /// Each run reads its inputs a few chunks ahead on one thread, parses on
 /// another and writes on a third; memory stays bounded by the batch limits
-/// whatever the input size. Batches commit one by one: a
-/// failure or a cancellation keeps what was committed before it.
+/// whatever the input size. Batches commit one by one, and a failure or a
+/// cancellation keeps what was committed before it: in key order (the
+/// default, ``ApplyOrder/key``) nothing is committed until every input is
+/// read (a run cancelled while reading keeps no row, one that failed
+/// applies the full batches it read), in input order each batch as it is
+/// cut; the getting-started article's "What a cancel keeps" says what a
+/// resume recovers in each.
 public struct Importer: Sendable {
     /// The store: a SQLite file's path, or a PostgreSQL connection string
     /// (`postgresql://…`, libpq's keyword form, or `postgresql:` for the
@@ -78,11 +83,14 @@ public struct Importer: Sendable {
     /// Imports `inputs` like ``runBlocking(inputs:progress:)``, stopping
     /// when `cancellation` is cancelled (from any thread): the open
     /// transaction rolls back, the run is recorded as cancelled, and the call
-    /// throws ``ImportError/cancelled``.
+    /// throws ``ImportError/cancelled``; ``ImportCancellation/cancel()``
+    /// returns once this call has released the store.
     public func runBlocking(
         inputs: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil, cancellation: ImportCancellation
     ) throws(ImportError) -> ImportReport {
-        try runBlocking(inputs: inputs, progress: progress, cancellation: cancellation.flag)
+        cancellation.end.begin()
+        defer { cancellation.end.end() }
+        return try runBlocking(inputs: inputs, progress: progress, cancellation: cancellation.flag)
     }
 
     /// Imports `inputs` from async code on a thread of its own. Cancelling
@@ -122,7 +130,9 @@ public struct Importer: Sendable {
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: [(name, nil)],
             formats: [nil], expectedBytes: nil, progress: progress)
-        try pipeline.beginInput(name: name, format: format, compressed: false)
+        try RunEnd.onRunThread { () throws(ImportError) in
+            try pipeline.beginInput(name: name, format: format, compressed: false)
+        }
         return PushImport(pipeline: pipeline)
     }
 
@@ -140,7 +150,18 @@ public struct Importer: Sendable {
         }
     }
 
+    /// Runs an import on the calling thread, marked as a run's thread
+    /// (hooks run on it; see ``RunEnd``); the pipeline, and with it the
+    /// store, is let go before it returns.
     func runBlocking(
+        inputs: [String], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag
+    ) throws(ImportError) -> ImportReport {
+        try RunEnd.onRunThread { () throws(ImportError) in
+            try runMarked(inputs: inputs, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    private func runMarked(
         inputs: [String], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Flag
     ) throws(ImportError) -> ImportReport {
         guard !inputs.isEmpty else { throw .usage("no inputs to import") }
@@ -166,7 +187,7 @@ public struct Importer: Sendable {
             try pipeline.planSkipping(sources.map { ($0.path, $0.format) })
             for (path, source, format) in sources {
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
-                let reader = ReadAhead(source, chunkSize: options.chunkSize)
+                let reader = ReadAhead(source, chunkSize: options.chunkSize, cancellation: cancellation)
                 defer { reader.stop() }
                 while true {
                     let chunk: (bytes: UnsafeRawBufferPointer, consumed: Int64)
@@ -174,6 +195,8 @@ public struct Importer: Sendable {
                     if chunk.bytes.isEmpty { break }
                     try pipeline.feed(chunk.bytes, raw: chunk.consumed)
                 }
+                // A cancel ends the wait for the input's next chunk as its end would.
+                if cancellation.isSet { throw .cancelled }
                 try pipeline.endInput()
             }
             return try pipeline.finish()

@@ -39,8 +39,10 @@ final class ReadAhead {
 
     /// Starts reading `source` in chunks of `chunkSize` bytes, at most
     /// `depth` chunks ahead. `source` must not be used elsewhere until the
-    /// input ends or ``stop()`` is called.
-    init(_ source: ByteSource, chunkSize: Int, depth: Int = 4) {
+    /// input ends or ``stop()`` is called. Once `cancellation` is set,
+    /// ``next()`` gives the end of the input instead of waiting for a
+    /// reader blocked in `read(2)` (a pipe whose writer is silent).
+    init(_ source: ByteSource, chunkSize: Int, depth: Int = 4, cancellation: Flag? = nil) {
         let buffers = Buffers(count: max(2, depth), size: max(1, chunkSize))
         let filled = BlockingQueue<Message>(capacity: buffers.storage.count)
         let free = BlockingQueue<Int>(capacity: buffers.storage.count)
@@ -48,6 +50,7 @@ final class ReadAhead {
         self.buffers = buffers
         self.filled = filled
         self.free = free
+        cancellation?.whenSet { filled.close() }
         worker = Worker {
             defer { filled.close() }
             while let index = free.pop() {

@@ -71,16 +71,47 @@ final class Shared<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-/// A flag one thread sets and others read.
-typealias Flag = Shared<Bool>
+/// A flag one thread sets and others read (a run's cancellation, the
+/// go-ahead to apply sorted rows); a thread that waits for something else
+/// (the next chunk of a pipe) asks to be woken when it is set. O(1) a read.
+final class Flag: @unchecked Sendable {
+    // Checked by hand: `raised` and `wakers` are read and written only with
+    // `mutex` held.
+    private var mutex = pthread_mutex_t()
+    private var raised = false
+    private var wakers: [@Sendable () -> Void] = []
 
-extension Shared where Value == Bool {
     /// A flag not set.
-    convenience init() { self.init(false) }
+    init() { pthread_mutex_init(&mutex, nil) }
+
+    deinit { pthread_mutex_destroy(&mutex) }
 
     /// Whether the flag was set.
-    var isSet: Bool { value }
+    var isSet: Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return raised
+    }
 
-    /// Sets the flag.
-    func set() { set(true) }
+    /// Sets the flag and runs the wake-ups asked for (once).
+    func set() {
+        pthread_mutex_lock(&mutex)
+        let woken = raised ? [] : wakers
+        raised = true
+        wakers = []
+        pthread_mutex_unlock(&mutex)
+        for wake in woken { wake() }
+    }
+
+    /// Runs `wake` when the flag is set, at once if it is.
+    func whenSet(_ wake: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(&mutex)
+        if raised {
+            pthread_mutex_unlock(&mutex)
+            wake()
+            return
+        }
+        wakers.append(wake)
+        pthread_mutex_unlock(&mutex)
+    }
 }

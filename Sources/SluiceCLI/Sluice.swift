@@ -29,7 +29,7 @@ enum ExitStatus {
     static func code(for error: ImportError) -> Int32 {
         switch error {
         case .input(.notFound), .input(.unreadable): return noInput
-        case .input, .damagedInput: return dataError
+        case .input, .damagedInput, .source: return dataError
         case .parse, .danglingReferences, .deletionLimit: return dataError
         case .mapping: return config
         case .store, .spill: return ioError

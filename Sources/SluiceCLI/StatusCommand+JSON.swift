@@ -23,7 +23,7 @@ extension StatusCommand {
     /// text output says of a run whose process died or cannot be checked.
     private static func run(_ run: RunRecord) -> [String: Any] {
         [
-            "id": run.id, "status": run.status, "started": run.started, "finished": run.finished ?? NSNull(),
+            "id": run.id, "status": run.status.rawValue, "started": run.started, "finished": run.finished ?? NSNull(),
             "inputs": run.inputs.split(separator: "\n").map(String.init), "records": run.records ?? NSNull(),
             "counts": object(run.counts), "options": object(run.options), "error": run.error ?? NSNull(),
             "swept": run.swept,

@@ -38,11 +38,13 @@ struct StatusCommand: ParsableCommand {
         if status.runs.isEmpty { print("  none recorded") }
         for (index, run) in status.runs.prefix(runs).enumerated() {
             let inputs = run.inputs.split(separator: "\n").joined(separator: ", ")
-            print("  #\(run.id) \(run.status) started \(run.started)" + (run.finished.map { ", finished \($0)" } ?? ""))
+            print(
+                "  #\(run.id) \(run.status.rawValue) started \(run.started)"
+                    + (run.finished.map { ", finished \($0)" } ?? ""))
             if let unverified = run.unverified { print("     \(unverified)") }
             print("     inputs: \(inputs)")
             // How to go on, unless a later run of the same inputs did (a resume, or a run anew).
-            if run.status == "interrupted" || run.status == "cancelled",
+            if run.status == .interrupted || run.status == .cancelled,
                 !status.runs[..<index].contains(where: { $0.inputs == run.inputs })
             {
                 print("     to resume: \(run.resumeCommand ?? "run the same import command again with --resume")")

@@ -1,12 +1,14 @@
 /// The compression formats sluice reads, recognised by their magic bytes.
-public enum Compression: String, Sendable, CaseIterable, CustomStringConvertible {
+/// Machinery (`package`): an app sees a format only as the name an
+/// ``InputError`` gives.
+package enum Compression: String, Sendable, CaseIterable, CustomStringConvertible {
     case none, gzip, bzip2, zstd, xz
 
     /// The format whose magic number starts `prefix`, or `.none`.
     ///
     /// Needs at most the first 6 bytes of the input; fewer bytes than a magic
     /// number's length never match it.
-    public static func detect(_ prefix: UnsafeRawBufferPointer) -> Compression {
+    package static func detect(_ prefix: UnsafeRawBufferPointer) -> Compression {
         func starts(with magic: [UInt8]) -> Bool {
             prefix.count >= magic.count && zip(prefix, magic).allSatisfy { $0 == $1 }
         }
@@ -18,7 +20,7 @@ public enum Compression: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The longest magic number, i.e. how many bytes ``detect(_:)`` wants.
-    public static let magicLength = 6
+    package static let magicLength = 6
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

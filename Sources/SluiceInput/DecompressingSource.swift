@@ -55,13 +55,14 @@ package final class DecompressingSource: ByteSource {
                 if step.ended || step.consumed > 0 { continue }
                 if position == filled {
                     if rawEnded {
-                        throw InputError.truncated(path: name, format: compression, offset: compressedOffset)
+                        throw InputError.truncated(path: name, format: compression.rawValue, offset: compressedOffset)
                     }
                     continue
                 }
                 throw DecoderFailure(reason: "the decoder made no progress")
             } catch let failure as DecoderFailure {
-                throw .corrupt(path: name, format: compression, offset: compressedOffset, reason: failure.reason)
+                throw .corrupt(
+                    path: name, format: compression.rawValue, offset: compressedOffset, reason: failure.reason)
             } catch let error as InputError {
                 throw error
             } catch {

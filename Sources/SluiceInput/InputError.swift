@@ -7,11 +7,12 @@ public enum InputError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(path: String)
     /// The operating system refused to open or read the input.
     case unreadable(path: String, reason: String)
-    /// A compressed stream is damaged at `offset` (bytes of the compressed file).
-    case corrupt(path: String, format: Compression, offset: Int64, reason: String)
+    /// A compressed stream is damaged at `offset` (bytes of the compressed file);
+    /// `format` names its compression (`gzip`, `bzip2`, `zstd` or `xz`).
+    case corrupt(path: String, format: String, offset: Int64, reason: String)
     /// A compressed stream ended before its end marker, at `offset` bytes of the
-    /// compressed file: the file was cut short.
-    case truncated(path: String, format: Compression, offset: Int64)
+    /// compressed file: the file was cut short. `format` names its compression.
+    case truncated(path: String, format: String, offset: Int64)
 
     /// The input the error is about.
     public var path: String {

@@ -50,7 +50,8 @@ package protocol ImportStore: AnyObject {
     func lastRun(inputs: [String]) throws(StoreError) -> RunRecord?
     /// Records how run `id` ended (`completed`, `failed`, `cancelled`),
     /// durably: every commit of the run before it becomes durable too.
-    func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?) throws(StoreError)
+    func finishRun(_ id: Int64, status: RunStatus, records: Int, counts: String, error message: String?)
+        throws(StoreError)
     /// Forgets the checkpoints of `inputs` (a run that does not resume).
     func clearCheckpoints(_ inputs: [String]) throws(StoreError)
     /// The last committed checkpoint of `input`, if any.

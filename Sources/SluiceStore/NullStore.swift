@@ -35,7 +35,7 @@ package final class NullStore: ImportStore, KeepsNoDigests {
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {}
     package func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 { 0 }
     package func lastRun(inputs: [String]) throws(StoreError) -> RunRecord? { nil }
-    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?)
+    package func finishRun(_ id: Int64, status: RunStatus, records: Int, counts: String, error message: String?)
         throws(StoreError)
     {}
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {}

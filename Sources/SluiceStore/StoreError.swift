@@ -22,8 +22,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (SQLite's result codes, PostgreSQL's SQLSTATEs and connection state)
     /// to one of these where it makes the error.
     public enum Cause: Sendable, Equatable {
-        /// The store stopped the statement because it was asked to
-        /// (``ImportStore/interrupt()``, ``ImportStore/shouldAbort``, a
+        /// The store stopped the statement because it was asked to (the
+        /// run was cancelled: the store's `interrupt()` or `shouldAbort`, a
         /// cancel sent to the server).
         case interrupted
         /// Another connection holds a lock sluice needs (SQLite busy or
@@ -71,7 +71,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the store stopped the statement because it was asked to
-    /// (``ImportStore/interrupt()``, ``ImportStore/shouldAbort``).
+    /// (the run was cancelled: the store's `interrupt()` or `shouldAbort`).
     public var isInterruption: Bool { cause == .interrupted }
 
     /// `store.sqlite: creating table "Post": disk I/O error (SQLite code 10)`

@@ -6,10 +6,8 @@ public struct RunRecord: Sendable, Equatable {
     public var started: String
     /// `nil` while running, or when the process died.
     public var finished: String?
-    /// `running`, `completed`, `failed`, `cancelled`, or `interrupted`: the
-    /// run's process (or, in PostgreSQL, its server session) died, found so
-    /// by a later run or when the ledger is read.
-    public var status: String
+    /// Where the run stands (``RunStatus``).
+    public var status: RunStatus
     /// The inputs, as given.
     public var inputs: String
     /// Records read.
@@ -37,7 +35,8 @@ public struct RunRecord: Sendable, Equatable {
     /// A run as a store's ledger recorded it (the stores build these when
     /// they read their ledger).
     package init(
-        id: Int64, started: String, finished: String?, status: String, inputs: String, records: Int?, counts: String?,
+        id: Int64, started: String, finished: String?, status: RunStatus, inputs: String, records: Int?,
+        counts: String?,
         error: String?, options: String?, swept: Bool = false, resumeCommand: String? = nil
     ) {
         self.id = id
@@ -54,17 +53,67 @@ public struct RunRecord: Sendable, Equatable {
     }
 }
 
+/// How a run recorded in a store's ledger stands; its raw value is the
+/// ledger's text, which `sluice status` and `status --json` show.
+public enum RunStatus: String, Sendable, Codable, CaseIterable {
+    /// The run is going on (or its process cannot be checked from here:
+    /// ``RunRecord/unverified`` says why).
+    case running
+    /// The run read every input, applied it and finished its sweeps.
+    case completed
+    /// The run stopped on an error (``RunRecord/error``).
+    case failed
+    /// The run was cancelled (a cancellation, SIGINT or SIGTERM).
+    case cancelled
+    /// The run's process (in PostgreSQL, its server session) died, found so
+    /// by a later run or when the ledger was read.
+    case interrupted
+
+    /// The status a ledger's `text` names; a text this sluice does not know
+    /// (recorded by a newer one) reads as ``failed``, a run that did not
+    /// complete.
+    package init(ledger text: String) {
+        self = RunStatus(rawValue: text) ?? .failed
+    }
+}
+
+/// A table of a store and its row count.
+public struct TableRows: Sendable, Equatable {
+    /// The table's name.
+    public var name: String
+    /// Its rows.
+    public var rows: Int
+
+    /// A table's row count (the stores build these when they read their status).
+    package init(name: String, rows: Int) {
+        self.name = name
+        self.rows = rows
+    }
+}
+
+/// What an input's checkpoint holds: how far runs committed it.
+public struct InputCheckpoint: Sendable, Equatable {
+    /// The input, as given to the run.
+    public var input: String
+    /// Its records committed.
+    public var records: Int
+    /// Its bytes (compressed bytes for compressed input) committed.
+    public var bytes: Int64
+
+    /// A checkpoint as a store's status reads it.
+    package init(input: String, records: Int, bytes: Int64) {
+        self.input = input
+        self.records = records
+        self.bytes = bytes
+    }
+}
+
 /// What `sluice status` shows of a store.
 public struct StoreStatus: Sendable, Equatable {
     /// The runs, newest first.
     public var runs: [RunRecord]
     /// The committed progress per input: records and bytes.
-    public var checkpoints: [(input: String, records: Int, bytes: Int64)]
+    public var checkpoints: [InputCheckpoint]
     /// The tables and their row counts.
-    public var tables: [(name: String, rows: Int)]
-
-    public static func == (lhs: StoreStatus, rhs: StoreStatus) -> Bool {
-        lhs.runs == rhs.runs && lhs.checkpoints.map(\.input) == rhs.checkpoints.map(\.input)
-            && lhs.tables.map(\.name) == rhs.tables.map(\.name) && lhs.tables.map(\.rows) == rhs.tables.map(\.rows)
-    }
+    public var tables: [TableRows]
 }

@@ -7,10 +7,9 @@ import SluiceTestSupport
 /// a full run; after each step the project's tables of both (not the
 /// `_sluice_*` bookkeeping) must hold the same rows, every column.
 enum DifferentialSync {
-    /// What the full-run side adds to every import. Empty while sluice has
-    /// no way to turn skipping off (both sides then run the same command);
-    /// `["--no-skip"]` once the record digests land.
-    static let fullRunArguments: [String] = []
+    /// What the full-run side adds to every import: parse every record, keep
+    /// no digests.
+    static let fullRunArguments = ["--no-skip"]
 
     /// The binary both sides run: `SLUICE_DIFFERENTIAL_BINARY` (the release
     /// build, for Benchmarks/differential.py), else the one built with the tests.

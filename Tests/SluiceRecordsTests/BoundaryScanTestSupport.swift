@@ -55,13 +55,13 @@ func boundaryRecords(
     return log.records
 }
 
-/// One unit as the scanner found it: its bytes, where it starts, and its
-/// context.
+/// One unit as the scanner found it: where it starts, and the text that
+/// parses it alone (its context's open, the unit, its context's close).
 struct ScannedUnit: Equatable, CustomStringConvertible {
     /// Its start, without the offset in the chunk (which depends on the chunks).
     var start: UnitBoundary
     var end: Int64
-    var context: UnitContext
+    var alone: [UInt8]
 
     var description: String {
         "unit \(start.ordinal) at \(start.byteOffset)..<\(end) line \(start.line):\(start.column)"
@@ -69,7 +69,9 @@ struct ScannedUnit: Equatable, CustomStringConvertible {
 }
 
 /// Scans `bytes` in pieces of the given sizes (cycled) and returns the
-/// units; records that every start is followed by its end.
+/// units; checks that every start is followed by its end and that a unit's
+/// carried bytes and the bytes from its start in the chunk are the input's
+/// bytes from its byte offset.
 func scanUnits(
     _ bytes: [UInt8], paths: [String], kind: DocumentKind, multipleValues: Bool, chunkSizes: [Int]
 ) throws -> [ScannedUnit] {
@@ -77,21 +79,31 @@ func scanUnits(
         paths: paths.map { try RecordPath.parse($0).get() }, kind: kind, multipleValues: multipleValues,
         name: "t")
     var units: [ScannedUnit] = []
-    var open: (UnitBoundary, UnitContext)?
+    var open: (start: UnitBoundary, from: Int, context: UnitContext)?
     var start = 0
     var turn = 0
-    func note(_ boundary: UnitBoundary, _ context: UnitContext) throws {
+    func note(_ boundary: UnitBoundary, at chunkStart: Int, _ context: UnitContext) throws {
         switch boundary.kind {
         case .start:
             guard open == nil else { throw ScanProblem("unit \(boundary.ordinal) starts inside another") }
+            let from = chunkStart + boundary.offsetInChunk
+            guard Int(boundary.byteOffset) + context.carried.count == from,
+                bytes[Int(boundary.byteOffset)..<from].elementsEqual(context.carried)
+            else { throw ScanProblem("unit \(boundary.ordinal): its offsets and carried bytes disagree") }
             var first = boundary
             first.offsetInChunk = 0
-            open = (first, context)
+            open = (first, from, context)
         case .end:
-            guard let unit = open, unit.0.ordinal == boundary.ordinal, unit.1 == context else {
+            guard let unit = open, unit.start.ordinal == boundary.ordinal else {
                 throw ScanProblem("unit \(boundary.ordinal) ends without its start")
             }
-            units.append(ScannedUnit(start: unit.0, end: boundary.byteOffset, context: unit.1))
+            guard Int64(chunkStart + boundary.offsetInChunk) == boundary.byteOffset else {
+                throw ScanProblem("unit \(boundary.ordinal): its end's offsets disagree")
+            }
+            let alone =
+                unit.context.open + unit.context.carried + bytes[unit.from..<Int(boundary.byteOffset)]
+                + unit.context.close
+            units.append(ScannedUnit(start: unit.start, end: boundary.byteOffset, alone: alone))
             open = nil
         }
     }
@@ -100,32 +112,26 @@ func scanUnits(
         turn += 1
         let end = min(bytes.count, start + size)
         try bytes[start..<end].withUnsafeBytes { chunk in
-            try scanner.scan(chunk) { boundary, context in
-                guard Int64(start + boundary.offsetInChunk) == boundary.byteOffset else {
-                    throw ScanProblem("offset in chunk and byte offset disagree")
-                }
-                try note(boundary, context)
-            }
+            try scanner.scan(chunk) { boundary, context in try note(boundary, at: start, context) }
         }
         start = end
     }
     if let last = try scanner.finish() {
         guard let unit = open else { throw ScanProblem("an end without a start") }
-        try note(last, unit.1)
+        try note(last, at: bytes.count, unit.context)
     }
     guard open == nil else { throw ScanProblem("a unit never ends") }
+    if let refusal = scanner.refusal { throw refusal }
     return units
 }
 
 /// The records of every unit parsed alone, with its context, in order.
 func unitRecords(
-    _ bytes: [UInt8], units: [ScannedUnit], routes: [CompiledMapping.Route], kind: DocumentKind,
-    multipleValues: Bool
+    units: [ScannedUnit], routes: [CompiledMapping.Route], kind: DocumentKind, multipleValues: Bool
 ) throws -> [String] {
     var records: [String] = []
     for unit in units {
-        let alone = unit.context.open + bytes[Int(unit.start.byteOffset)..<Int(unit.end)] + unit.context.close
-        records += try boundaryRecords(alone, routes: routes, kind: kind, multipleValues: multipleValues)
+        records += try boundaryRecords(unit.alone, routes: routes, kind: kind, multipleValues: multipleValues)
     }
     return records
 }

@@ -99,7 +99,7 @@ extension String {
         let units = try scanUnits(
             bytes, paths: paths, kind: .json, multipleValues: multipleValues, chunkSizes: [bytes.count])
         #expect(!units.isEmpty, "seed \(seed)")
-        let alone = try unitRecords(bytes, units: units, routes: routes, kind: .json, multipleValues: multipleValues)
+        let alone = try unitRecords(units: units, routes: routes, kind: .json, multipleValues: multipleValues)
         #expect(alone == whole, "seed \(seed): \(text)")
         let skip = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         for unit in units {
@@ -149,7 +149,7 @@ extension String {
             let whole = try boundaryRecords(bytes, routes: routes, kind: .json, multipleValues: false)
             let units = try scanUnits(bytes, paths: [path], kind: .json, multipleValues: false, chunkSizes: [4096])
             #expect(whole.count > 5 && units.count == whole.count, "\(file)")
-            let alone = try unitRecords(bytes, units: units, routes: routes, kind: .json, multipleValues: false)
+            let alone = try unitRecords(units: units, routes: routes, kind: .json, multipleValues: false)
             #expect(alone == whole, "\(file)")
             let split = try scanUnits(
                 bytes, paths: [path], kind: .json, multipleValues: false, chunkSizes: [1, 13, 700])

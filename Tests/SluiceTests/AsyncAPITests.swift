@@ -96,9 +96,14 @@ import Testing
             continuation.yield(Array(lines(1_001...2_000).utf8))
             continuation.finish(throwing: SourceFailed())
         }
-        await #expect(throws: SourceFailed.self) {
+        let error = await #expect(throws: ImportError.self) {
             _ = try await importer(store, rows: 500).run(name: "download", format: .jsonl, chunks: chunks)
         }
+        guard case .source("download", let cause) = error else {
+            Issue.record("not the source's failure: \(String(describing: error))")
+            return
+        }
+        #expect(cause is SourceFailed)
         let reader = StoreReader(store)
         #expect(reader.value("SELECT status FROM _sluice_runs ORDER BY id DESC LIMIT 1") == "failed")
         #expect(reader.count("Item") == 2_000)

@@ -24,6 +24,6 @@ import Testing
         }
         #expect(cancellation.isCancelled)
         #expect(StoreReader(store).count("E") < 40_000)
-        #expect(try Status.read(store: store).runs.first?.status == "cancelled")
+        #expect(try Status.read(store: store).runs.first?.status == .cancelled)
     }
 }

@@ -33,7 +33,7 @@ import Testing
         #expect(throws: ImportError.self) { try sync(yaml, cut, store: store, options: deleting) }
         #expect(StoreReader(store).count("E") == 1_000)
         let status = try Status.read(store: store)
-        #expect(status.runs.first?.status == "failed")
+        #expect(status.runs.first?.status == .failed)
         #expect(status.runs.first?.error?.contains("in.jsonl:") == true)
     }
 

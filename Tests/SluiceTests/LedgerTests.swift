@@ -12,7 +12,7 @@ import Testing
             try sync(yaml, "{\"id\": 3}\n{\"id\": oops}", store: store, name: "bad.jsonl")
         }
         let status = try Status.read(store: store)
-        #expect(status.runs.map(\.status) == ["failed", "completed"])
+        #expect(status.runs.map(\.status) == [.failed, .completed])
         #expect(status.runs[1].records == 2)
         #expect(status.runs[1].counts?.contains("\"inserted\": 2") == true)
         #expect(status.runs[0].error?.contains("bad.jsonl:2:") == true)

@@ -31,7 +31,7 @@ let entityOf = [
         #expect(reader.value("SELECT Text FROM Comment WHERE Id = 1")?.hasPrefix("The problem in EL&U is") == true)
 
         let second = try importer.runBlocking(inputs: stackExchangeFiles())
-        for (name, counts) in second.entities {
+        for (name, counts) in second.entities.map({ ($0.name, $0.counts) }) {
             #expect(counts.inserted == 0 && counts.updated == 0, "\(name)")
             #expect(counts.unchanged == first[entity: name]?.inserted, "\(name)")
         }

@@ -57,8 +57,8 @@ enum StoreConformance {
         switch (expected, actual) {
         case (.success(let left), .success(let right)):
             #expect(left.entities.map(\.name) == right.entities.map(\.name), "\(step)")
-            for ((name, counts), (_, other)) in zip(left.entities, right.entities) {
-                #expect(counts == other, "\(step): \(name)")
+            for (entity, other) in zip(left.entities, right.entities) {
+                #expect(entity.counts == other.counts, "\(step): \(entity.name)")
             }
             #expect(left.tables == right.tables, "\(step)")
             #expect(left.dangling == right.dangling, "\(step)")

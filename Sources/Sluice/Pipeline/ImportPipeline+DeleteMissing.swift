@@ -17,7 +17,7 @@ extension ImportPipeline {
         var refusal: String?
         do throws(StoreError) {
             let deleting = compiled.mappers.indices.filter { compiled.mappers[$0].schema.deleteMissing }
-            if let resumed = resumedRun, resumed.swept, resumed.status != "completed", !deleting.isEmpty {
+            if let resumed = resumedRun, resumed.swept, resumed.status != .completed, !deleting.isEmpty {
                 // Its seen keys went with its last sweep: sweeping now would find none.
                 warnings.append(
                     "delete-missing: run \(resumed.id), which this run resumes, had already deleted the rows of "

@@ -69,7 +69,7 @@ extension ImportPipeline {
             runRecorded = true
             if !options.dryRun {
                 try store.finishRun(
-                    runID, status: "completed", records: report.records, counts: report.json, error: nil)
+                    runID, status: .completed, records: report.records, counts: report.json, error: nil)
             }
         } catch {
             throw .store(error)
@@ -84,7 +84,7 @@ extension ImportPipeline {
         var report = ImportReport(
             records: parseSide.records, bytes: parseSide.rawBytes,
             seconds: ImportPipeline.now() - startTime,
-            entities: Array(zip(names, counts)).map { (name: $0.0, counts: $0.1) })
+            entities: zip(names, counts).map { ImportReport.Entity(name: $0.0, counts: $0.1) })
         report.unchangedRecords = skipPlan?.skipped ?? 0
         let side = store.sideWrites
         report.tables = zip(names, counts).map { name, counts in
@@ -133,8 +133,8 @@ extension ImportPipeline {
     func record(failure: ImportError) {
         guard !runRecorded && !options.dryRun else { return }
         runRecorded = true
-        let status: String
-        if case .cancelled = failure { status = "cancelled" } else { status = "failed" }
+        let status: RunStatus
+        if case .cancelled = failure { status = .cancelled } else { status = .failed }
         _ = try? store.finishRun(
             runID, status: status, records: makeReport().records, counts: makeReport().json, error: "\(failure)")
     }

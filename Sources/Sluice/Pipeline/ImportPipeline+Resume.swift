@@ -26,7 +26,7 @@ extension ImportPipeline {
 
     /// What the run says when it resumed one that had completed.
     var resumedCompletedRunWarning: [String] {
-        guard let run = resumedRun, run.status == "completed" else { return [] }
+        guard let run = resumedRun, run.status == .completed else { return [] }
         return ["run \(run.id), which this run resumes, had completed: nothing was left to read or delete"]
     }
 

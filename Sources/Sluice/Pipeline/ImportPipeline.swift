@@ -106,7 +106,7 @@ final class ImportPipeline {
         let cancelled = exchange.cancelled
         store.shouldAbort = { cancelled.isSet }
         let storeSide = self.storeSide
-        storeWorker = Worker { storeSide.run() }
+        storeWorker = Worker { RunEnd.onRunThread { storeSide.run() } }
     }
 
     deinit {

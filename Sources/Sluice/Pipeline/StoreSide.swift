@@ -68,7 +68,12 @@ final class StoreSide {
     /// finish, applies the sorted rows.
     func run() {
         while let group = exchange.groups.pop() {
-            if exchange.cancelled.isSet { break }
+            if exchange.cancelled.isSet {
+                // A parse side waiting for room in the queue stops too.
+                exchange.failure.set(.cancelled)
+                exchange.groups.fail()
+                return
+            }
             do throws(ImportError) {
                 if let sorter {
                     do { try sorter.add(group) } catch { throw .spill(error) }

@@ -6,9 +6,13 @@ public enum ApplyOrder: String, Sendable, Equatable, CaseIterable {
     case input
     /// Rows are sorted by key in runs spilled to temporary files, merged once
     /// the input is read completely, and applied table by table in key
-    /// order, so each page of each B-tree is written about once. Nothing is
-    /// committed before the input has been read; a resumed run reads it again
-    /// and re-applies every row (which leaves equal rows unchanged).
+    /// order, so each page of each B-tree is written about once, the inputs'
+    /// checkpoints last. Nothing is committed before the input has been read
+    /// (a run that fails while reading applies the full batches it read,
+    /// with their checkpoints; a cancelled one keeps none); a run cancelled
+    /// while applying keeps the batches applied, and its resume reads every
+    /// input again and re-applies every row (which leaves equal rows
+    /// unchanged).
     case key
 }
 

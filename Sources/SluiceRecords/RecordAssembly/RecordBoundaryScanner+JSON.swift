@@ -344,13 +344,19 @@ extension RecordBoundaryScanner {
 
         /// Reads the current unit from `start`, 16 bytes at a time, until it
         /// ends (returns the offset past its last byte, with `mode` changed)
-        /// or the chunk does (returns `count`). A block without a backslash
-        /// (the common case) settles its strings at once: the bytes inside
-        /// strings are those after an odd number of quotes, and only the
-        /// brackets outside them and newlines are looked at one by one.
+        /// or the chunk does (returns `count`). Blocks with no bracket,
+        /// newline or backslash (the common case) only toggle whether a
+        /// string is open, by the parity of their quotes. A block without a
+        /// backslash settles its strings at once (the bytes after an odd
+        /// number of quotes are inside one) and looks only at the brackets
+        /// outside strings. Masks stay a byte per input byte, in two 64-bit
+        /// lanes: Swift has no movemask, and packing them into bits cost more
+        /// than all the rest.
         private mutating func scanUnit(
             _ bytes: UnsafePointer<UInt8>, from start: Int, count: Int, position: inout ScanPosition
         ) -> Int {
+            typealias Bytes = SIMD16<UInt8>
+            typealias Lanes = SIMD2<UInt64>
             var index = start
             while index < count {
                 if escaped {
@@ -359,68 +365,127 @@ extension RecordBoundaryScanner {
                     index += 1
                     continue
                 }
+                if depth != 0 {
+                    let plain = Self.skipPlainBlocks(bytes, from: index, count: count)
+                    index = plain.end
+                    if plain.oddQuotes { inString.toggle() }
+                    if index == count { break }
+                }
                 guard index + 16 <= count else {
                     if let end = unitByte(bytes, at: index, position: &position) { return end }
                     index += 1
                     continue
                 }
-                let block = Self.masks(UnsafeRawPointer(bytes + index), depth: depth)
-                if block.backslashes != 0 || depth == 0 {
-                    let mask = block.quotes | block.events | block.backslashes
-                    if let end = scanEvents(bytes, block: index, mask: mask, &position) {
-                        return end
-                    }
-                    index += 16
+                let block = UnsafeRawPointer(bytes + index).loadUnaligned(as: Bytes.self)
+                let folded = block | Bytes(repeating: 0x20)
+                let quoteBytes = block .== Bytes(repeating: 0x22)
+                let eventBytes =
+                    (folded .== Bytes(repeating: 0x7B)) .| (folded .== Bytes(repeating: 0x7D))
+                    .| (block .== Bytes(repeating: 0x0A))
+                let backslashBytes = block .== Bytes(repeating: 0x5C)
+                let quotes = unsafeBitCast(quoteBytes, to: Lanes.self)
+                let backslashes = unsafeBitCast(backslashBytes, to: Lanes.self)
+                if backslashes[0] | backslashes[1] != 0 || depth == 0 {
+                    let all = unsafeBitCast(quoteBytes .| eventBytes .| backslashBytes, to: Lanes.self)
+                    if let end = scanEvents(bytes, block: index, all, &position) { return end }
+                    index &+= 16
                     continue
                 }
-                // Bit i set: byte i follows an odd number of quotes in the block.
-                var inside = block.quotes
-                inside ^= inside << 1
-                inside ^= inside << 2
-                inside ^= inside << 4
-                inside ^= inside << 8
-                if inString { inside = ~inside }
-                var mask = block.events & ~inside
-                while mask != 0 {
-                    let at = index + mask.trailingZeroBitCount
-                    mask &= mask &- 1
-                    let byte = bytes[at]
-                    if byte == 0x0A {
-                        position.newline(at: at)
-                    } else if byte | 0x20 == UInt8(ascii: "{") {
-                        depth += 1
-                    } else {
-                        depth -= 1
-                        if depth == 0 {
-                            inString = false
-                            mode = .between
-                            return at + 1
+                // Byte i of `inside` set: byte i follows an odd number of quotes (with the open string).
+                let open: UInt64 = inString ? ~0 : 0
+                let inside0 = Self.prefixParity(quotes[0]) ^ open
+                let carry = UInt64(bitPattern: Int64(bitPattern: inside0) >> 63)
+                let inside1 = Self.prefixParity(quotes[1]) ^ carry
+                let events = unsafeBitCast(eventBytes, to: Lanes.self)
+                let outside0 = events[0] & ~inside0 & 0x8080_8080_8080_8080
+                let outside1 = events[1] & ~inside1 & 0x8080_8080_8080_8080
+                for lane in 0..<2 {
+                    var mask = lane == 0 ? outside0 : outside1
+                    while mask != 0 {
+                        let at = index &+ lane &* 8 &+ mask.trailingZeroBitCount >> 3
+                        mask &= mask &- 1
+                        let byte = bytes[at]
+                        if byte == 0x0A {
+                            position.newline(at: at)
+                        } else if byte | 0x20 == UInt8(ascii: "{") {
+                            depth &+= 1
+                        } else {
+                            depth &-= 1
+                            if depth == 0 {
+                                inString = false
+                                mode = .between
+                                return at + 1
+                            }
                         }
                     }
                 }
-                inString = inString != (block.quotes.nonzeroBitCount & 1 == 1)
-                index += 16
+                inString = inside1 >> 63 == 1
+                index &+= 16
             }
             return index
         }
 
-        /// Handles the bytes of `mask` in the block at `index` one by one
-        /// (a block with a backslash, or in a string unit); returns the unit's
-        /// end when it ends.
+        /// Skips the blocks of 16 bytes from `start` that hold no bracket,
+        /// newline or backslash (most of them): only their quotes matter, by
+        /// their parity. Returns where the first other block starts (or
+        /// fewer than 16 bytes are left), and whether the quotes skipped are
+        /// odd in number.
+        @inline(__always)
+        private static func skipPlainBlocks(
+            _ bytes: UnsafePointer<UInt8>, from start: Int, count: Int
+        ) -> (end: Int, oddQuotes: Bool) {
+            typealias Bytes = SIMD16<UInt8>
+            typealias Lanes = SIMD2<UInt64>
+            var index = start
+            // The quote bytes (0xFF each) xor-ed together.
+            var quotes = Lanes()
+            while index &+ 16 <= count {
+                let block = UnsafeRawPointer(bytes + index).loadUnaligned(as: Bytes.self)
+                let folded = block | Bytes(repeating: 0x20)
+                let unusual = unsafeBitCast(
+                    (folded .== Bytes(repeating: 0x7B)) .| (folded .== Bytes(repeating: 0x7D))
+                        .| (block .== Bytes(repeating: 0x0A)) .| (block .== Bytes(repeating: 0x5C)), to: Lanes.self)
+                if unusual[0] | unusual[1] != 0 { break }
+                quotes ^= unsafeBitCast(block .== Bytes(repeating: 0x22), to: Lanes.self)
+                index &+= 16
+            }
+            var parity = quotes[0] ^ quotes[1]
+            parity ^= parity >> 32
+            parity ^= parity >> 16
+            parity ^= parity >> 8
+            return (index, parity & 1 == 1)
+        }
+
+        /// Byte i of the result is 0xFF when bytes 0...i of `flags` (each
+        /// 0x00 or 0xFF) hold an odd number of 0xFF.
+        @inline(__always)
+        private static func prefixParity(_ flags: UInt64) -> UInt64 {
+            var parity = flags
+            parity ^= parity << 8
+            parity ^= parity << 16
+            parity ^= parity << 32
+            return parity
+        }
+
+        /// Handles the bytes flagged in `flags` (a byte 0xFF each) of the
+        /// block at `index` one by one (a block with a backslash, or a string
+        /// unit's); returns the unit's end when it ends.
         private mutating func scanEvents(
-            _ bytes: UnsafePointer<UInt8>, block index: Int, mask events: UInt32, _ position: inout ScanPosition
+            _ bytes: UnsafePointer<UInt8>, block index: Int, _ flags: SIMD2<UInt64>, _ position: inout ScanPosition
         ) -> Int? {
-            var mask = events
-            while mask != 0 {
-                let bit = mask.trailingZeroBitCount
-                mask &= mask &- 1
-                if let end = unitByte(bytes, at: index + bit, position: &position) { return end }
-                if escaped && bit < 15 {
-                    // The escaped byte is in this block: it is no event.
-                    escaped = false
-                    if mask & (1 << (bit + 1)) != 0 {
-                        mask &= ~(1 << (bit + 1))
-                        if bytes[index + bit + 1] == 0x0A { position.newline(at: index + bit + 1) }
+            var skip = -1
+            for lane in 0..<2 {
+                var mask = flags[lane] & 0x8080_8080_8080_8080
+                while mask != 0 {
+                    let at = index &+ lane &* 8 &+ mask.trailingZeroBitCount >> 3
+                    mask &= mask &- 1
+                    guard at != skip else { continue }
+                    if let end = unitByte(bytes, at: at, position: &position) { return end }
+                    if escaped && at + 1 < index + 16 {
+                        // The escaped byte is in this block: it is no event.
+                        escaped = false
+                        skip = at + 1
+                        if bytes[skip] == 0x0A { position.newline(at: skip) }
                     }
                 }
             }
@@ -459,39 +524,5 @@ extension RecordBoundaryScanner {
             return nil
         }
 
-        /// The bytes of the 16 at `pointer` that matter in a unit, as bit i
-        /// for byte i: `quotes`, `"`; `events`, brackets and newlines;
-        /// `backslashes`, `\\`, left 0 when `depth` is not 0 and there is none
-        /// (the block needs it only then).
-        @inline(__always)
-        private static func masks(
-            _ pointer: UnsafeRawPointer, depth: Int
-        ) -> (quotes: UInt32, events: UInt32, backslashes: UInt32) {
-            typealias Bytes = SIMD16<UInt8>
-            let block = pointer.loadUnaligned(as: Bytes.self)
-            let folded = block | Bytes(repeating: 0x20)
-            let events =
-                (folded .== Bytes(repeating: 0x7B)) .| (folded .== Bytes(repeating: 0x7D))
-                .| (block .== Bytes(repeating: 0x0A))
-            let backslashes = unsafeBitCast(block .== Bytes(repeating: 0x5C), to: Bytes.self)
-            // Bit 0 of each byte: quotes; bit 1: events; bit 2: backslashes.
-            let flags =
-                unsafeBitCast(block .== Bytes(repeating: 0x22), to: Bytes.self) & Bytes(repeating: 1)
-                | unsafeBitCast(events, to: Bytes.self) & Bytes(repeating: 2) | backslashes & Bytes(repeating: 4)
-            let halves = unsafeBitCast(flags, to: SIMD2<UInt64>.self)
-            let any = unsafeBitCast(backslashes, to: SIMD2<UInt64>.self)
-            let backslashBits = any[0] | any[1] == 0 && depth != 0 ? 0 : gather(halves, shift: 2)
-            return (gather(halves, shift: 0), gather(halves, shift: 1), backslashBits)
-        }
-
-        /// Bit `shift` of each of the 16 bytes in `halves`, as 16 bits.
-        @inline(__always)
-        private static func gather(_ halves: SIMD2<UInt64>, shift: UInt64) -> UInt32 {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            // Multiplying gathers bit 0 of each byte into the top byte.
-            let low = (((halves[0] >> shift) & ones) &* 0x0102_0408_1020_4080) >> 56
-            let high = (((halves[1] >> shift) & ones) &* 0x0102_0408_1020_4080) >> 56
-            return UInt32(truncatingIfNeeded: low | high << 8)
-        }
     }
 }

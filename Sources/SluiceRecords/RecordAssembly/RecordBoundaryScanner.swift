@@ -10,8 +10,10 @@ package struct UnitBoundary: Sendable, Equatable {
 
     /// A start or an end.
     package var kind: Kind
-    /// A start: the offset of the unit's first byte in the chunk. An end: the
-    /// offset just past its last byte (it may equal the chunk's length).
+    /// A start: where the unit's bytes in this chunk begin: its first byte,
+    /// unless its first bytes were at the end of the previous chunk (then 0,
+    /// and those are ``UnitContext/carried``). An end: the offset just past
+    /// its last byte (it may equal the chunk's length).
     package var offsetInChunk: Int
     /// A start: the unit's first byte in the whole input (decompressed).
     /// An end: the offset just past its last byte.
@@ -29,7 +31,7 @@ package struct UnitBoundary: Sendable, Equatable {
 /// Why the scanner does not handle a set of record paths: the caller reads
 /// and parses the whole input, and can say why.
 package struct BoundaryScanRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The reason, e.g. `record paths of different depths`.
+    /// The reason, e.g. `the XML document is in UTF-16 or UTF-32`.
     package let description: String
     init(_ description: String) { self.description = description }
 }
@@ -48,30 +50,51 @@ package struct BoundaryScanRefusal: Error, Sendable, Equatable, CustomStringConv
 ///   (an element of the array at `$[*]` or `$.key[*]`, the value of `$.key`),
 ///   outside any other unit; the context is the path written as JSON
 ///   (`{"key":[` and `]}`), one per path.
+/// - XML: each element that a record path reaches (by local name, as the
+///   assembler matches), outside any other unit, from the `<` of its start
+///   tag to the end of its end tag or `/>`; the context is what can change
+///   its meaning: the XML declaration (encoding), the DOCTYPE with its
+///   internal subset (entities, attribute types), and the start tags of its
+///   open ancestors (namespace declarations, `xml:space`, `xml:lang`),
+///   closed after it by their end tags. Elements of any paths, nested or at
+///   other depths, are units: each one's context puts it on its own path.
 ///
 /// Bytes between a start and its end, possibly over several chunks, are the
-/// unit; nothing else is held, so a unit of any size streams through. The
-/// scanner follows strings and escapes; on malformed input it never crashes
-/// or loops, but its boundaries may be anything (a unit parsed alone then
-/// fails, as the whole input would).
+/// unit (an XML start tag that a chunk cut before its name ended is carried:
+/// ``UnitContext/carried``); nothing else is held but the ancestors' start
+/// tags and the prolog, so a unit of any size streams through. The scanner
+/// follows JSON strings and escapes, and XML comments, CDATA sections,
+/// processing instructions, quoted attribute values and the DOCTYPE's
+/// internal subset; on malformed input it never crashes or loops, but its
+/// boundaries may be anything (a unit parsed alone then fails, as the whole
+/// input would). XML in UTF-16 or UTF-32 is not scanned (``refusal``).
 ///
-/// Cost: linear in the bytes, no allocation per chunk or unit. Inside a JSON
-/// unit it compares 16 bytes at a time with `"`, `\`, the brackets and `\n`;
-/// a block without a backslash settles its strings at once (the bytes after
-/// an odd number of quotes are inside one) and looks only at the brackets
-/// outside strings; a block with a backslash goes byte of interest by byte of
-/// interest. Outside units (between JSON Lines, around the array of
-/// `$.key[*]`) it reads byte by byte. Measured on `events.py base 200000`
-/// (94 MiB of JSON Lines, release build, 1 MiB chunks): 7.3 instructions a
-/// byte (callgrind), 0.52 GB/s on one core; the 16-to-1-bit gathers
-/// (multiplications, for want of a movemask in Swift) are most of it.
+/// Cost: linear in the bytes, no allocation per chunk or unit (XML: none
+/// while the ancestors stay the same). Inside a JSON unit it compares 16
+/// bytes at a time with `"`, `\`, the brackets and `\n`: blocks with none
+/// but quotes (most of them) go by in a tight loop that keeps only the
+/// parity of their quotes; a block without a backslash settles its strings
+/// at once (the bytes after an odd number of quotes are inside one) and
+/// looks only at the brackets outside strings; a block with a backslash goes
+/// byte of interest by byte of interest. Outside units (between JSON Lines,
+/// around the array of `$.key[*]`) it reads byte by byte. XML skips through
+/// tags 16 bytes at a time to the next `>`, quote or `/`, with `memchr` over
+/// text, attribute values and end tags. Measured on `events.py dataset
+/// 200000` (release build, 1 MiB chunks; callgrind on the first 5 MB of each
+/// form, counting the scanner and the `memchr` it calls; wall time the best
+/// of several runs on the whole file, on a machine shared with other
+/// builds): JSON Lines (94 MiB) 3.5 instructions a byte, 1.8 GB/s on one
+/// core; the JSON array (`$[*]`) 3.6, 1.7 GB/s; the XML form (97 MiB) 8.4,
+/// 0.85 GB/s. Swift has no movemask, so JSON's masks stay a byte per input
+/// byte (two 64-bit lanes a block).
 package struct RecordBoundaryScanner {
     private var json: JSONScan?
+    private var xml: XMLScan?
     private var position: ScanPosition
 
     /// A scanner for the records at `paths` in a document of `kind`, the
-    /// input called `name` (for messages); `multipleValues` as the JSON
-    /// parser is given it (JSON Lines, or a `$` path).
+    /// input called `name` (for messages); `multipleValues` (JSON only) as
+    /// the JSON parser is given it (JSON Lines, or a `$` path).
     ///
     /// - Throws: ``BoundaryScanRefusal`` for shapes it does not handle: no
     ///   paths, paths of the other document kind, more than 64 paths (the
@@ -87,42 +110,55 @@ package struct RecordBoundaryScanner {
         }
         switch kind {
         case .json: json = JSONScan(paths: paths, multipleValues: multipleValues)
-        case .xml: throw BoundaryScanRefusal("XML is not scanned for units")
+        case .xml: xml = XMLScan(paths: paths)
         }
     }
 
     /// Scans the next chunk of (decompressed) bytes and hands each unit
     /// boundary in it to `body`, in order, with the context of the unit it
     /// starts or ends (valid as long as the caller keeps it: the arrays are
-    /// the scanner's, shared, not copied). Rethrows what `body` throws,
-    /// with the rest of the chunk unscanned.
+    /// the scanner's, shared, not copied). Rethrows what `body` throws; the
+    /// rest of the chunk is then unscanned, and the scanner of no more use.
     package mutating func scan<E: Error>(
         _ chunk: UnsafeRawBufferPointer, _ body: (UnitBoundary, UnitContext) throws(E) -> Void
     ) throws(E) {
         if let base = chunk.baseAddress, chunk.count > 0 {
             let bytes = base.assumingMemoryBound(to: UInt8.self)
             try json?.scan(bytes, count: chunk.count, position: &position, body)
+            try xml?.scan(bytes, count: chunk.count, position: &position, body)
         }
         position.chunkStart += Int64(chunk.count)
     }
 
     /// Ends the input. Returns the end of a unit that the end of the input
-    /// ends (a top-level number), at the end of the last chunk scanned.
+    /// ends (a top-level number): its `byteOffset` is the input's length, its
+    /// `offsetInChunk` 0.
     ///
     /// - Throws: ``ParseError`` when the input ends inside a unit or inside a
     ///   structure around units (an unclosed string, object or array).
     package mutating func finish() throws(ParseError) -> UnitBoundary? {
-        try json?.finish(position: position)
+        if let xml { return try xml.finish(position: position) }
+        return try json?.finish(position: position)
     }
+
+    /// Why the input cannot be scanned after all, once its first bytes show
+    /// it (XML in UTF-16): the scanner then reports no more boundaries, and
+    /// every unit must be parsed. `nil` while it can.
+    package var refusal: BoundaryScanRefusal? { xml?.refusal }
 }
 
 /// What a unit needs around it to be parsed alone as it is read in the
 /// whole input: `open` before it, `close` after it.
 package struct UnitContext: Sendable, Equatable {
-    /// The bytes before the unit (JSON: the path to it, `{"key":[`).
+    /// The bytes before the unit (JSON: the path to it, `{"key":[`; XML: the
+    /// declaration, the DOCTYPE and the open ancestors' start tags).
     package var open: [UInt8] = []
-    /// The bytes after the unit, closing `open` (`]}`).
+    /// The bytes after the unit, closing `open` (`]}`; the ancestors' end tags).
     package var close: [UInt8] = []
+    /// The unit's first bytes when they were in an earlier chunk (an XML
+    /// start tag whose name a chunk cut): they come before the unit's bytes
+    /// in the chunk of its start.
+    package var carried: [UInt8] = []
 }
 
 /// How far a scan has come: the input offset of the current chunk, the
@@ -146,10 +182,12 @@ struct ScanPosition {
         lineStart = chunkStart + Int64(offset) + 1
     }
 
-    /// Counts a unit starting at `offset` in the chunk and says where.
-    mutating func start(at offset: Int) -> UnitBoundary {
+    /// Counts a unit starting at `offset` in the chunk and says where; its
+    /// first byte is at `absolute` in the input (earlier than the chunk when
+    /// its first bytes are carried).
+    mutating func start(at offset: Int, absolute: Int64? = nil) -> UnitBoundary {
         ordinal += 1
-        let absolute = chunkStart + Int64(offset)
+        let absolute = absolute ?? chunkStart + Int64(offset)
         return UnitBoundary(
             kind: .start, offsetInChunk: offset, byteOffset: absolute, line: newlines + 1,
             column: Int(absolute - lineStart) + 1, ordinal: ordinal)

@@ -110,7 +110,7 @@ extension PostgresStore {
         (0..<result.rowCount).map { row in
             RunRecord(
                 id: Int64(result.int(row, 0)), started: result.value(row, 1) ?? "", finished: result.value(row, 2),
-                status: result.value(row, 3) ?? "",
+                status: RunStatus(ledger: result.value(row, 3) ?? ""),
                 inputs: result.value(row, 4) ?? "", records: result.value(row, 5).flatMap { Int($0) },
                 counts: result.value(row, 6),
                 error: result.value(row, 7), options: result.value(row, 8), swept: result.value(row, 9) == "t",
@@ -118,13 +118,13 @@ extension PostgresStore {
         }
     }
 
-    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?)
+    package func finishRun(_ id: Int64, status: RunStatus, records: Int, counts: String, error message: String?)
         throws(StoreError)
     {
         try forgetOldRuns()
         try connection.commitDurably(
             "UPDATE _sluice_runs SET finished = clock_timestamp(), status = $1, records = $2, counts = $3, error = $4 WHERE id = $5",
-            "recording the end of the run", [status, String(records), counts, message, String(id)])
+            "recording the end of the run", [status.rawValue, String(records), counts, message, String(id)])
     }
 
     /// Reads the ledger, the checkpoints and the tables of the database
@@ -138,7 +138,7 @@ extension PostgresStore {
                 + "AND c.relname NOT LIKE '\\_sluice\\_%' ORDER BY c.oid", "listing tables")
         for case let name? in names {
             let count = try connection.strings("SELECT count(*) FROM \(pgQuoted(name))", "counting \(pgQuoted(name))")
-            status.tables.append((name, Int(count.first.flatMap { $0 } ?? "") ?? 0))
+            status.tables.append(TableRows(name: name, rows: Int(count.first.flatMap { $0 } ?? "") ?? 0))
         }
         let exists = { (table: String) throws(StoreError) -> Bool in
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
@@ -152,7 +152,9 @@ extension PostgresStore {
                 "SELECT input, records, bytes FROM _sluice_checkpoints ORDER BY input", "reading checkpoints")
             for row in 0..<checkpoints.rowCount {
                 status.checkpoints.append(
-                    (checkpoints.value(row, 0) ?? "", checkpoints.int(row, 1), Int64(checkpoints.int(row, 2))))
+                    InputCheckpoint(
+                        input: checkpoints.value(row, 0) ?? "", records: checkpoints.int(row, 1),
+                        bytes: Int64(checkpoints.int(row, 2))))
             }
         }
         return status

@@ -2,7 +2,7 @@ import SluiceRecords
 
 extension AttributeType {
     /// The SQLite column type used for the attribute.
-    public var sqlType: String {
+    package var sqlType: String {
         switch self {
         case .integer, .boolean: return "INTEGER"
         case .double, .float: return "REAL"

@@ -1,6 +1,12 @@
 import CSluiceSQLite3
 @_spi(Machinery) import SluiceRecords
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One SQLite connection with the few helpers the store needs. Not
 /// thread-safe: one thread at a time.
 final class SQLiteConnection {
@@ -35,7 +41,11 @@ final class SQLiteConnection {
         let code = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         handle = db
         if code != SQLITE_OK {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            // The operating system's reason (no such directory, permission denied…), which SQLite's message omits.
+            if let db, case let reason = sqlite3_system_errno(db), reason != 0 {
+                message += ": " + String(cString: strerror(reason))
+            }
             sqlite3_close_v2(db)
             handle = nil
             throw StoreError(path: path, action: "opening the store", message: message, sqliteCode: code)

@@ -141,17 +141,17 @@ extension SQLiteStore {
         while try statement.step("reading the ledger") {
             var run = RunRecord(
                 id: statement.int64(0), started: statement.text(1), finished: statement.optionalText(2),
-                status: statement.text(3),
+                status: RunStatus(ledger: statement.text(3)),
                 inputs: statement.text(4), records: statement.optionalText(5).flatMap { Int($0) },
                 counts: statement.optionalText(6), error: statement.optionalText(7), options: statement.optionalText(8),
                 swept: statement.int64(9) != 0, resumeCommand: statement.optionalText(13))
-            if run.status == "running" {
+            if run.status == .running {
                 switch identity(statement, pid: 10, host: 11, start: 12)?.liveness()
                     ?? .unknown(
                         "an older sluice recorded it without its process; sluice cannot tell whether it still runs")
                 {
                 case .alive: break
-                case .dead: run.status = "interrupted"
+                case .dead: run.status = .interrupted
                 case .unknown(let reason): run.unverified = reason
                 }
             }
@@ -163,7 +163,7 @@ extension SQLiteStore {
     /// Records the end of run `id` durably (``durably(_:_:)``) and removes
     /// the disk reserve; when the disk is full, removes the reserve first
     /// and tries again.
-    package func finishRun(_ id: Int64, status: String, records: Int, counts: String, error message: String?)
+    package func finishRun(_ id: Int64, status: RunStatus, records: Int, counts: String, error message: String?)
         throws(StoreError)
     {
         let reserve = DiskReserve(storePath: connection.path)
@@ -181,13 +181,14 @@ extension SQLiteStore {
         }
     }
 
-    private func recordEnd(_ id: Int64, status: String, records: Int, counts: String, error: String?) throws(StoreError)
+    private func recordEnd(_ id: Int64, status: RunStatus, records: Int, counts: String, error: String?)
+        throws(StoreError)
     {
         let statement = try SQLiteStatement(
             connection,
             "UPDATE _sluice_runs SET finished = \(Self.now), status = ?, records = ?, counts = ?, error = ? WHERE id = ?",
             "recording the end of the run")
-        statement.bind(1, status)
+        statement.bind(1, status.rawValue)
         statement.bind(2, Int64(records))
         statement.bind(3, counts)
         statement.bind(4, error)
@@ -218,7 +219,7 @@ extension SQLiteStore {
         for name in names {
             let count = try connection.strings(
                 "SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
-            status.tables.append((name, Int(count.first ?? "") ?? 0))
+            status.tables.append(TableRows(name: name, rows: Int(count.first ?? "") ?? 0))
         }
         if let columns = try runColumns(connection) {
             status.runs = try runs(
@@ -237,7 +238,9 @@ extension SQLiteStore {
         let bytes = try connection.strings(
             "SELECT bytes FROM _sluice_checkpoints ORDER BY input", column: 0, "reading checkpoints")
         for index in inputs.indices {
-            status.checkpoints.append((inputs[index], Int(records[index]) ?? 0, Int64(bytes[index]) ?? 0))
+            status.checkpoints.append(
+                InputCheckpoint(
+                    input: inputs[index], records: Int(records[index]) ?? 0, bytes: Int64(bytes[index]) ?? 0))
         }
         return status
     }

@@ -9,13 +9,13 @@ extension MemoryStore {
     /// database lives only in its process): it becomes `interrupted`.
     func beginRun(inputs: [String], options: String, resumeCommand: String?) throws(StoreError) -> Int64 {
         try transaction {
-            for index in state.runs.indices where state.runs[index].status == "running" {
-                state.runs[index].status = "interrupted"
+            for index in state.runs.indices where state.runs[index].status == .running {
+                state.runs[index].status = .interrupted
             }
             let id = (state.runs.last?.id ?? 0) + 1
             state.runs.append(
                 RunRecord(
-                    id: id, started: Self.now(), finished: nil, status: "running",
+                    id: id, started: Self.now(), finished: nil, status: .running,
                     inputs: inputs.joined(separator: "\n"),
                     records: nil, counts: nil, error: nil, options: options, resumeCommand: resumeCommand))
             return id
@@ -31,7 +31,7 @@ extension MemoryStore {
     /// ``StoreOptions/ledgerRuns`` and the checkpoints of inputs no kept
     /// run names.
     func finishRun(
-        _ id: Int64, status: String, records: Int, counts: String, error message: String?
+        _ id: Int64, status: RunStatus, records: Int, counts: String, error message: String?
     ) throws(StoreError) {
         try transaction {
             if let newest = state.runs.last?.id {
