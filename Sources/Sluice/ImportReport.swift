@@ -64,7 +64,8 @@ public struct ImportReport: Sendable, Equatable, Codable {
                 + "\"stubs\": \(table.stubs)}"
         }
         let dangling = self.dangling.sorted { $0.key < $1.key }.map { "\(Self.quote($0.key)): \($0.value)" }
-        return "{\"records\": \(records), \"unchangedRecords\": \(unchangedRecords), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
+        return
+            "{\"records\": \(records), \"unchangedRecords\": \(unchangedRecords), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
             + "\"entities\": {\(entities.joined(separator: ", "))}, \"tables\": [\(tables.joined(separator: ", "))], "
             + "\"dangling\": {\(dangling.joined(separator: ", "))}, \"warnings\": [\(warnings.map(Self.quote).joined(separator: ", "))]"
             + (dryRun ? ", \"dryRun\": true, \"wouldFail\": \(wouldFail.map(Self.quote) ?? "null")}" : "}")

@@ -27,7 +27,9 @@ package enum BatchRows {
             let comparison = rows.compare(row: left, keyColumns, with: right, of: rows)
             return comparison != 0 ? comparison < 0 : left < right
         }
-        guard let mixedKeys else { return rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences) }
+        guard let mixedKeys else {
+            return rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences)
+        }
         var disagreed: [Int] = []
         let kept = rows.onePerKey(order, keys: keyColumns, combining: schema.combinesOccurrences) {
             disagreed.append($0)

@@ -103,10 +103,12 @@ import Testing
             let result = try runCommand(sluice, arguments + [stats, third])
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             let text = try String(contentsOfFile: stats, encoding: .utf8)
+            // In key order the second run does not even parse them (record digests).
             let expected =
                 run == 0
                 ? #""inserted": 20000, "updated": 0, "unchanged": 0"#
-                : #""inserted": 0, "updated": 0, "unchanged": 20000"#
+                : order == "key"
+                    ? #""unchangedRecords": 20000"# : #""inserted": 0, "updated": 0, "unchanged": 20000"#
             #expect(text.contains(expected), "run \(run): \(text)")
         }
         let reader = StoreReader(store)

@@ -28,7 +28,9 @@ import Testing
         #expect(reader.value("SELECT typeof(n) || n FROM E WHERE id = 3") == "text21")
         #expect(changed[entity: "E"]?.updated == 0)
         let again = try sync(mapping("string"), input, store: store, options: options)
-        #expect(again[entity: "E"]?.updated == 0 && again[entity: "E"]?.unchanged == 50)
+        // Found unchanged in input order; in key order not even parsed (record digests).
+        let unchanged = options.order == .key ? again.unchangedRecords : again[entity: "E"]?.unchanged
+        #expect(again[entity: "E"]?.updated == 0 && unchanged == 50)
         #expect(again.warnings.isEmpty)
         let back = try sync(mapping("integer"), input, store: store, options: options)
         #expect(back[entity: "E"]?.updated == 0)

@@ -30,7 +30,9 @@ import Testing
             #expect(reader.value("SELECT count(*) FROM E WHERE m\(id) IS NOT NULL") == (id < 64 ? "1" : "2"), "m\(id)")
         }
         let again = try importing(lines, into: store, order: order)
-        #expect(again[entity: "E"]?.unchanged == 600 && again[entity: "E"]?.updated == 0)
+        // Found unchanged in input order; in key order not even parsed (record digests).
+        let unchanged = order == .key ? again.unchangedRecords : again[entity: "E"]?.unchanged
+        #expect(unchanged == 600 && again[entity: "E"]?.updated == 0)
     }
 
     @Test func pastSQLitesColumnLimitTheMemberIsNamed() throws {

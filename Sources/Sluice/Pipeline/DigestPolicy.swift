@@ -14,7 +14,6 @@ enum DigestPolicy {
     /// keeps them. The reasons are the run's warnings.
     static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?]) -> String? {
         if options.noSkip { return "--no-skip" }
-        if options.dryRun { return "a dry run" }
         if options.resume { return "a resumed run" }
         if options.order == .input { return "--order input" }
         if formats.contains(where: { $0 == nil }) { return "standard input and pushed input are not cut into units" }
@@ -23,6 +22,7 @@ enum DigestPolicy {
         if multiple && compiled.routes.contains(where: { !$0.path.components.isEmpty }) {
             return "records nested inside the values of JSON Lines"
         }
+        if !multiple { return "the records of one JSON document are not cut into units yet" }
         // A stub is made once, when its target is missing; only a sweep of
         // the target's table can make a later run stub it again.
         let swept = Set(compiled.mappers.filter(\.schema.deleteMissing).map(\.schema.name))
@@ -46,10 +46,13 @@ enum DigestPolicy {
         return nil
     }
 
-    /// What decides the rows a unit produces, as the digest set records it:
-    /// the mapping compiled for the run, the options that change rows, the
-    /// version of their meaning.
+    /// What decides the rows a unit produces, or whether it is accepted, as
+    /// the digest set records it: the version of their meaning, the mapping
+    /// compiled for the run, the write mode, the format, the record limits.
+    /// Delete-missing and the options that change only the cost are left out.
     static func fingerprint(_ compiled: CompiledMapping, _ options: ImportOptions) -> String {
-        "\(version) \(compiled.fingerprint) \(RunOptions(fingerprint: compiled.fingerprint, options: options).json)"
+        let limits = options.limits
+        return "\(version) \(compiled.fingerprint) \(options.store.mode.rawValue) \(options.format?.rawValue ?? "-") "
+            + "\(limits.maxDepth) \(limits.maxRecordBytes) \(limits.maxFieldBytes) \(limits.maxFields)"
     }
 }

@@ -27,27 +27,38 @@ extension ImportPipeline {
         var refusal = DigestPolicy.refusal(compiled, options, formats: formats)
         if refusal == nil && !store.keepsDigests { refusal = "the store keeps no record digests" }
         do throws(StoreError) {
-            guard refusal == nil else {
-                if !options.dryRun { try store.voidDigests() }
-                return (nil, nil, refusal)
+            guard let refusal else {
+                return try keep(store, compiled, options, inputs: formats.count, directory: directory)
             }
-            let fingerprint = DigestPolicy.fingerprint(compiled, options)
-            let kept = try store.digestSet()
-            let secret = kept?.secret ?? newSecret()
-            // Delete-missing needs the keys of skipped units counted as seen: not yet.
-            let skips =
-                kept?.valid == true && kept?.fingerprint == fingerprint
-                && !compiled.mappers.contains { $0.schema.deleteMissing }
-            try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
-            let plan =
-                skips
-                ? SkipPlan(
-                    compiled: compiled, options: options, secret: secret, directory: directory, inputs: formats.count)
-                : nil
-            return (UnitRecorder(secret: secret, directory: directory), plan, nil)
+            // Only a run that voids a set the next run would have trusted says
+            // so (a dry run too: its transaction, voiding included, rolls back).
+            guard try store.digestSet()?.valid == true else { return (nil, nil, nil) }
+            try store.voidDigests()
+            return (nil, nil, refusal)
         } catch {
             throw .store(error)
         }
+    }
+
+    /// Starts the digests of a run that keeps them: a run that skips when the
+    /// store's set is valid and made under the same fingerprint, else one
+    /// that parses every unit and makes the set anew.
+    private static func keep(
+        _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, inputs: Int, directory: String
+    ) throws(StoreError) -> (recorder: UnitRecorder?, plan: SkipPlan?, refusal: String?) {
+        let fingerprint = DigestPolicy.fingerprint(compiled, options)
+        let kept = try store.digestSet()
+        let secret = kept?.secret ?? newSecret()
+        // Delete-missing needs the keys of skipped units counted as seen: not yet.
+        let skips =
+            kept?.valid == true && kept?.fingerprint == fingerprint
+            && !compiled.mappers.contains { $0.schema.deleteMissing }
+        try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
+        let plan =
+            skips
+            ? SkipPlan(compiled: compiled, options: options, secret: secret, directory: directory, inputs: inputs)
+            : nil
+        return (UnitRecorder(secret: secret, directory: directory), plan, nil)
     }
 
     /// Before the parse of a run that skips: plans which units it parses
@@ -85,17 +96,19 @@ extension ImportPipeline {
             }
             let removing = removed
             removed = []
-            do { try store.saveUnits(batch, removing: removing, last: unit == nil && trusted) } catch { throw .store(error) }
+            do { try store.saveUnits(batch, removing: removing, last: unit == nil && trusted) } catch {
+                throw .store(error)
+            }
             batch.removeAll(keepingCapacity: true)
             if unit == nil { return }
         }
     }
 
-    /// The warning of a run into a store that keeps digests, when this run
-    /// keeps none: the next run parses every record.
+    /// The warning of a run that voided the digests the next run would have
+    /// trusted: it parses every record again.
     var digestWarning: String? {
-        guard let digestRefusal, store.keepsDigests, !options.dryRun, !options.noSkip else { return nil }
-        return "record digests not kept (\(digestRefusal)): the next run parses every record again"
+        guard let digestRefusal, !options.noSkip else { return nil }
+        return "record digests voided (\(digestRefusal)): the next run parses every record again"
     }
 
     /// A new digest secret from the system's random source.

@@ -172,7 +172,9 @@ package final class KeyOrderSorter {
                 let entity = table.prototype.entity
                 let rows = Self.sortedRows(
                     &table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining,
-                    disagreeing: log.map { log in { [keys = table.keys] rows, row in log.add(table: entity, rows, row: row, keys: keys) } })
+                    disagreeing: log.map { log in
+                        { [keys = table.keys] rows, row in log.add(table: entity, rows, row: row, keys: keys) }
+                    })
                 for row in rows {
                     try file.append(row: row, of: table.held, ordinal: table.held.ordinals[row])
                 }
