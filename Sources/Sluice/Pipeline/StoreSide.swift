@@ -68,7 +68,11 @@ final class StoreSide {
     /// finish, applies the sorted rows.
     func run() {
         while let group = exchange.groups.pop() {
-            if exchange.cancelled.isSet { break }
+            if exchange.cancelled.isSet {
+                // The parse side may wait to push another group: let it go.
+                exchange.groups.fail()
+                break
+            }
             do throws(ImportError) {
                 if let sorter {
                     do { try sorter.add(group) } catch { throw .spill(error) }
