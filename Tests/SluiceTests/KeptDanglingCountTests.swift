@@ -178,4 +178,19 @@ import Testing
         #expect(again.dangling["Post.owner"] == 4)
         #expect(Self.kept(store)["Post.owner"] == "4")
     }
+
+    @Test func aTargetTableDroppedByHandTakesItsCountsTriggersWithIt() throws {
+        let store = newStore()
+        try sync(yaml, "{\"id\": 1, \"owner\": 5, \"fans\": [7]}", store: store)
+        #expect(Self.kept(store)["Post.owner"] == "1")
+        // The users go, by hand and from the mapping: the triggers on Post
+        // that read User would fail every insert into Post.
+        #expect(StoreReader(store, writable: true).rows("DROP TABLE User").isEmpty)
+        let postsOnly = "entities: {Post: {records: $, key: id, attributes: {id: integer, owner: integer}}}"
+        let report = try sync(postsOnly, "{\"id\": 2, \"owner\": 6}", store: store, name: "next.jsonl")
+        #expect(report[entity: "Post"]?.inserted == 1)
+        #expect(Self.kept(store)["Post.owner"] == nil)
+        #expect(Self.kept(store)["Post_fans"] == nil)
+        #expect(StoreReader(store).value("SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%\"User\"%'") == "0")
+    }
 }

@@ -21,10 +21,7 @@ extension SQLiteStore {
     /// whose count is known. Two reads of the schema and the table.
     package func storedDanglingCounts(_ relations: [DanglingRelation]) throws(StoreError) -> [String: Int] {
         let action = "reading the kept dangling counts"
-        let exists = try connection.strings(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.danglingTable))",
-            column: 0, action)
-        guard exists.first == "1" else { return [:] }
+        guard try keepsDanglingCounts(action) else { return [:] }
         let triggers = try storedDanglingTriggers(action)
         let statement = try SQLiteStatement(
             connection, "SELECT name, count FROM \(Self.danglingTable) WHERE count IS NOT NULL", action)
@@ -48,15 +45,18 @@ extension SQLiteStore {
         try connection.begin(action)
         do throws(StoreError) {
             try connection.execute(
-                "CREATE TABLE IF NOT EXISTS \(Self.danglingTable) (name TEXT PRIMARY KEY, count INTEGER)", action)
+                "CREATE TABLE IF NOT EXISTS \(Self.danglingTable) "
+                    + "(name TEXT PRIMARY KEY, count INTEGER, tables TEXT NOT NULL)", action)
             let triggers = try storedDanglingTriggers(action)
             for (relation, count) in counts {
                 for name in triggers.keys where Self.isDanglingTrigger(name, of: relation.name) {
                     try connection.execute("DROP TRIGGER \(quoted(name))", action)
                 }
+                let tables = literal(Self.danglingTables(relation).joined(separator: "\n"))
                 try connection.execute(
-                    "INSERT INTO \(Self.danglingTable) (name, count) VALUES (\(literal(relation.name)), \(count)) "
-                        + "ON CONFLICT(name) DO UPDATE SET count = excluded.count", action)
+                    "INSERT INTO \(Self.danglingTable) (name, count, tables) "
+                        + "VALUES (\(literal(relation.name)), \(count), \(tables)) "
+                        + "ON CONFLICT(name) DO UPDATE SET count = excluded.count, tables = excluded.tables", action)
                 for trigger in danglingTriggers(relation) { try connection.execute(trigger.sql, action) }
             }
             try connection.commit(action)
@@ -84,6 +84,47 @@ extension SQLiteStore {
         let action = "forgetting the dangling count of \(quoted(link.name))"
         for name in try storedDanglingTriggers(action).keys where Self.isDanglingTrigger(name, of: link.name) {
             try connection.execute("DROP TRIGGER \(quoted(name))", action)
+        }
+    }
+
+    /// Drops the triggers (and forgets the counts) of the kept counts that
+    /// read a table the store no longer has (dropped by hand, its entity
+    /// gone from the mapping), in the schema transaction: they would fail
+    /// every write to the tables they are on. O(kept counts).
+    func forgetDanglingCountsOfMissingTables() throws(StoreError) {
+        let action = "checking the kept dangling counts"
+        guard try keepsDanglingCounts(action) else { return }
+        let stored = Set(
+            try connection.strings("SELECT lower(name) FROM sqlite_schema WHERE type = 'table'", column: 0, action))
+        let statement = try SQLiteStatement(connection, "SELECT name, tables FROM \(Self.danglingTable)", action)
+        var gone: [String] = []
+        while try statement.step(action) {
+            let tables = statement.text(1).split(separator: "\n").map { $0.lowercased() }
+            if tables.contains(where: { !stored.contains($0) }) { gone.append(statement.text(0)) }
+        }
+        guard !gone.isEmpty else { return }
+        let triggers = try storedDanglingTriggers(action)
+        for relation in gone {
+            for name in triggers.keys where Self.isDanglingTrigger(name, of: relation) {
+                try connection.execute("DROP TRIGGER \(quoted(name))", action)
+            }
+            try connection.execute("DELETE FROM \(Self.danglingTable) WHERE name = \(literal(relation))", action)
+        }
+    }
+
+    /// Whether the store has the table of kept counts.
+    private func keepsDanglingCounts(_ action: String) throws(StoreError) -> Bool {
+        let exists = try connection.strings(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.danglingTable))",
+            column: 0, action)
+        return exists.first == "1"
+    }
+
+    /// The tables `relation`'s triggers are on or read.
+    private static func danglingTables(_ relation: DanglingRelation) -> [String] {
+        switch relation {
+        case .reference(let schema, let reference): return [schema.name, reference.targetTable]
+        case .link(let link): return [link.name] + link.targets.map(\.table)
         }
     }
 
