@@ -50,6 +50,9 @@ package struct RecordTree: Sendable {
     private var current: Int32 = -1
     /// The JSON key waiting for its value, as a span of `bytes`.
     private var pendingName: (start: Int32, length: Int32) = (0, 0)
+    /// Where the mappers put values too long to carry (``ValueSpill``);
+    /// nil when values stay in memory. Set once by the assembler.
+    package var spill: ValueSpill?
 
     /// An empty tree.
     package init() {}

@@ -1,0 +1,138 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// Values over the spill threshold (256 KiB) go through the run as
+/// references to a side file and are read back at insert: they reach
+/// SQLite and PostgreSQL byte for byte, text as text and binary as bytes,
+/// are found unchanged or changed on the next run, and survive a kill and
+/// `--resume`.
+@Suite(.serialized) struct LargeValueTests {
+    /// Text of `count` characters mixing one-, two- and four-byte UTF-8
+    /// (so that the side file's 64 KiB pieces cut characters), ending
+    /// with `tag`.
+    static func text(_ count: Int, _ tag: String) -> String {
+        String(String(repeating: "aé😀", count: count / 3 + 1).prefix(count)) + tag
+    }
+
+    /// Bytes 0...255 repeated to `count`, shifted by `seed`.
+    static func bytes(_ count: Int, seed: Int) -> [UInt8] { (0..<count).map { UInt8((($0 * 7) + seed) & 0xFF) } }
+
+    static let mapping = TestPaths.file(
+        "large.yml",
+        """
+        entities:
+          Doc:
+            records: $
+            key: id
+            attributes:
+              id: integer
+              body: string
+              data: binary
+              note: string
+        """)
+
+    struct Doc {
+        var id: Int
+        var body: String
+        var data: [UInt8]
+    }
+
+    static func docs(changing changed: Int? = nil) -> [Doc] {
+        (1...6).map { id in
+            Doc(
+                id: id, body: text((300 << 10) + id * 1_000, id == changed ? "changed" : "#\(id)"),
+                data: bytes((400 << 10) + id, seed: id))
+        }
+    }
+
+    static func input(_ docs: [Doc], name: String) -> String {
+        // The texts have no character JSON escapes.
+        let lines = docs.map { doc in
+            #"{"id": \#(doc.id), "body": "\#(doc.body)", "data": "\#(Data(doc.data).base64EncodedString())", "#
+                + #""note": "n\#(doc.id)"}"#
+        }
+        return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+
+    /// What the store must hold: id, the body's type and text, the data's
+    /// type and bytes in hex, the note.
+    static func expected(_ docs: [Doc]) -> [[String?]] {
+        docs.map { ["\($0.id)", "text", $0.body, "blob", hex($0.data), "n\($0.id)"] }
+    }
+
+    static let selectSQLite = "SELECT id, typeof(body), body, typeof(data), hex(data), note FROM Doc ORDER BY id"
+
+    /// The summary's counts for `Doc`: inserted, updated, unchanged.
+    static func counts(_ output: String) -> [String] {
+        let line = output.split(separator: "\n").first { $0.hasPrefix("Doc ") } ?? ""
+        return line.split(separator: " ").dropFirst(2).prefix(3).map(String.init)
+    }
+
+    @Test(arguments: ["key", "input"]) func largeValuesRoundTripIntoSQLite(order: String) throws {
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("large.sqlite").path
+        let first = Self.input(Self.docs(), name: "first.jsonl")
+        let second = Self.input(Self.docs(changing: 4), name: "second.jsonl")
+        let run = ["import", "--mapping", Self.mapping, "--into", store, "--order", order]
+        let initial = try runCommand(sluice, run + [first])
+        #expect(initial.status == 0, "\(initial.stderr)")
+        #expect(StoreReader(store).rows(Self.selectSQLite) == Self.expected(Self.docs()))
+        let again = try runCommand(sluice, run + [first])
+        #expect(Self.counts(again.stdout) == ["0", "0", "6"], "\(again.stdout)")
+        let changed = try runCommand(sluice, run + [second])
+        #expect(Self.counts(changed.stdout) == ["0", "1", "5"], "\(changed.stdout)")
+        #expect(StoreReader(store).rows(Self.selectSQLite) == Self.expected(Self.docs(changing: 4)))
+    }
+
+    /// Killed once the first rows are committed (input order commits every
+    /// batch of one row), then resumed: the store holds every value whole.
+    @Test func aKilledRunWithLargeValuesResumes() throws {
+        let store = TestPaths.temporaryDirectory().appendingPathComponent("large.sqlite").path
+        let docs = (1...12).map { id in
+            Doc(id: id, body: Self.text((300 << 10) + id, "#\(id)"), data: Self.bytes((260 << 10) + id, seed: id))
+        }
+        let input = Self.input(docs, name: "many.jsonl")
+        let run = ["import", "--mapping", Self.mapping, "--into", store, "--order", "input", "--batch-rows", "1"]
+        let wasKilled = try SyncCrashTests.killed(run + [input]) {
+            (Int(StoreReader(store).value("SELECT count(*) FROM Doc") ?? "") ?? 0) >= 2
+        }
+        #expect(wasKilled)
+        let resumed = try runCommand(sluice, run + ["--resume", input])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(StoreReader(store).rows(Self.selectSQLite) == Self.expected(docs))
+    }
+}
+
+/// The same values into PostgreSQL: streamed into the COPY from the side
+/// file, text into text and bytes into bytea, unchanged and changed rows
+/// told apart by the server.
+@Suite(
+    .serialized,
+    .enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started (the reason is on standard error)"))
+struct PostgresLargeValueTests {
+    static let select =
+        "SELECT id, pg_typeof(body)::text, body, pg_typeof(data)::text, upper(encode(data, 'hex')), note "
+        + "FROM \"Doc\" ORDER BY id"
+
+    static func expected(_ docs: [LargeValueTests.Doc]) -> [[String?]] {
+        docs.map { ["\($0.id)", "text", $0.body, "bytea", LargeValueTests.hex($0.data), "n\($0.id)"] }
+    }
+
+    @Test func largeValuesRoundTripIntoPostgreSQL() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let first = LargeValueTests.input(LargeValueTests.docs(), name: "first.jsonl")
+        let second = LargeValueTests.input(LargeValueTests.docs(changing: 4), name: "second.jsonl")
+        let run = ["import", "--mapping", LargeValueTests.mapping, "--into", database]
+        let initial = try runCommand(sluice, run + [first])
+        #expect(initial.status == 0, "\(initial.stderr)")
+        #expect(PostgresReader(database).rows(Self.select) == Self.expected(LargeValueTests.docs()))
+        let again = try runCommand(sluice, run + [first])
+        #expect(LargeValueTests.counts(again.stdout) == ["0", "0", "6"], "\(again.stdout)")
+        let changed = try runCommand(sluice, run + [second])
+        #expect(LargeValueTests.counts(changed.stdout) == ["0", "1", "5"], "\(changed.stdout)")
+        #expect(PostgresReader(database).rows(Self.select) == Self.expected(LargeValueTests.docs(changing: 4)))
+    }
+}
