@@ -237,6 +237,9 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         recordRoute = -1
         guard recordCount > skipThrough else { return }
         try sink.record(tree, entities: routes[route].entities, deleting: routes[route].deleting, ordinal: recordCount)
+        if !tree.spilledStarts.isEmpty, let spill = tree.spill, let failure = spill.readFailure {
+            throw ValueSpillError(path: spill.path, message: failure)
+        }
     }
 
     private func checkDepth(_ depth: Int) throws {

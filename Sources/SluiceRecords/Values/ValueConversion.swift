@@ -38,9 +38,10 @@ enum ValueConversion {
         return generalCell(tree, node, rule, into: &arena)
     }
 
-    /// The long value of `node` written to `spill` and carried as a spilled
-    /// cell: a string's text from the tree's bytes (no copy in between), or
-    /// a binary attribute's decoded bytes. `nil` (the value then converts as
+    /// The long value of `node` carried as a spilled cell: a string's text
+    /// where the tree spilled it as it arrived (else written to `spill` from
+    /// the tree's bytes), or a binary attribute's decoded bytes written
+    /// there. `nil` (the value then converts as
     /// any other) for other types, for a string value that ``plainCell(_:_:_:into:)``
     /// would not take as it is, and when the spill cannot be written.
     /// O(value), one write.
@@ -51,6 +52,9 @@ enum ValueConversion {
         guard kind == .string || kind == .element || kind == .attribute else { return nil }
         switch rule.type {
         case .string:
+            if let start = tree.spilledStart(node) {
+                return arena.spilled(text: true, at: start, length: Int(tree.nodes[Int(node)].valueLength), in: spill)
+            }
             return tree.withValueBytes(node) { bytes in
                 spill.append(bytes).map { arena.spilled(text: true, at: $0, length: bytes.count, in: spill) }
             }

@@ -4,6 +4,16 @@
     import Darwin
 #endif
 
+/// A value the side file could not give back while a record was mapped.
+package struct ValueSpillError: Error, CustomStringConvertible {
+    /// The side file's name.
+    package var path: String
+    /// The system's reason.
+    package var message: String
+
+    package var description: String { "\(path): reading a large value back: \(message)" }
+}
+
 /// A run's side file of large values: a value longer than ``threshold`` is
 /// written here once, when its record is mapped, and travels through the
 /// row arenas, the queued groups, the sort's runs and the merged batches as
@@ -37,6 +47,9 @@
     /// longer spilled, they stay in the arenas as without a side file (a
     /// full disk costs memory, not the run; the sort's runs report it).
     private var failed = false
+    /// Why a value the parse thread read back (``readBack(from:into:)``)
+    /// could not be read; the assembler fails the record with it.
+    package private(set) var readFailure: String?
 
     /// A side file in `directory`, created with the first value spilled
     /// (most runs have none). O(1).
@@ -95,6 +108,26 @@
             done += got
         }
         return nil
+    }
+
+    /// ``read(from:into:)`` for the parse thread, which keeps the reason of
+    /// a failure in ``readFailure`` for the assembler to report after the
+    /// record (a tree's readers cannot throw). O(bytes).
+    package func readBack(from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) {
+        if let failure = read(from: offset, into: buffer), readFailure == nil { readFailure = failure }
+    }
+
+    /// Writes a copy of the `length` bytes at `offset` at the end of the
+    /// file (an element's text that resumes after another value was spilled)
+    /// and returns where it starts; nil when it cannot. O(length).
+    package func appendCopy(from offset: Int64, length: Int) -> Int64? {
+        let start = end
+        var copied = true
+        let failure = forEachChunk(from: offset, length: length) { piece in
+            copied = append(piece) != nil
+            return copied
+        }
+        return failure == nil && copied ? start : nil
     }
 
     /// Calls `body` with each piece of the value of `length` bytes at
