@@ -62,7 +62,16 @@ import Testing
         return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// What the store must hold: id, the body's type and text, the data's
     /// type and bytes in hex, the note.
