@@ -1,3 +1,5 @@
+@_spi(Machinery) import SluiceRecords
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -80,15 +82,13 @@ final class ImportPipeline {
             throw .store(error)
         }
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-        let sorter =
-            options.order == .key
-            ? KeyOrderSorter(
-                directory: options.sort.directory ?? target.sortDirectory, options: options.sort) : nil
+        let sortDirectory = options.sort.directory ?? target.sortDirectory
+        let sorter = options.order == .key ? KeyOrderSorter(directory: sortDirectory, options: options.sort) : nil
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
             compiled: compiled, options: options, exchange: exchange, identities: identities,
             resumePoints: resumePoints,
-            resumedStreams: resumedStreams)
+            resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
             startTime: startTime,

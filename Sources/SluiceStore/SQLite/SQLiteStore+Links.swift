@@ -247,7 +247,8 @@ enum LinkValue: Hashable {
         switch cell {
         case .integer(let value): self = .integer(value)
         case .real(let value): self = .real(value)
-        case .text, .blob: self = .text(rows.withText(cell) { Array($0) })
+        // Keys are never spilled (RowMapper).
+        case .text, .blob, .spilledText, .spilledBlob: self = .text(rows.withText(cell) { Array($0) })
         case .absent, .null: self = .null
         }
     }
