@@ -24,15 +24,20 @@ final class EarlyReferenceCounts {
     private var waiting: [(schema: TableSchema, tables: Set<String>)]
     private var finished: Set<String>
 
-    /// Prepares early counts for the schemas of `compiled` that allow them,
-    /// given the tables the apply will write (`applied`, the rest are final
-    /// already); nil when none does or the store offers no counter of its
-    /// own (the counts then all come at the end).
-    init?(store: any ImportStore, compiled: CompiledMapping, deleteMissing: Bool, applied: [String]) {
+    /// Prepares early counts for the schemas of `compiled` that allow them
+    /// and have a reference whose count the store does not keep (`kept`,
+    /// names as ``DanglingRelation/name``), given the tables the apply will
+    /// write (`applied`, the rest are final already); nil when none does or
+    /// the store offers no counter of its own (the counts then all come at
+    /// the end).
+    init?(
+        store: any ImportStore, compiled: CompiledMapping, deleteMissing: Bool, applied: [String], kept: Set<String>
+    ) {
         let schemas = compiled.mappers.map(\.schema)
         guard !deleteMissing, !compiled.links.contains(where: { $0.rule == .replaceAndDelete }) else { return nil }
         var candidates: [(schema: TableSchema, tables: Set<String>)] = []
-        for schema in schemas where !schema.references.isEmpty {
+        for schema in schemas
+        where schema.references.contains(where: { !kept.contains(DanglingRelation.reference(schema, $0).name) }) {
             let targets = Set(schema.references.map(\.targetTable))
             let stubbedByOthers = schemas.contains { other in
                 other.name != schema.name

@@ -178,7 +178,8 @@ package final class Batcher: RecordSink {
                 switch cell {
                 case .integer(let value): text += String(value).utf8
                 case .real(let value): text += String(value).utf8
-                case .text, .blob: arena.withText(cell) { text += $0 }
+                // A key is never spilled (RowMapper).
+                case .text, .blob, .spilledText, .spilledBlob: arena.withText(cell) { text += $0 }
                 case .absent, .null: break
                 }
             }

@@ -75,11 +75,16 @@ package protocol ImportStore: AnyObject {
     /// swept (``RunRecord/swept``), in one transaction.
     func stopTrackingSeenKeys(run id: Int64) throws(StoreError)
 
-    /// Links whose target row does not exist, per relationship; the
-    /// references of the entities in `counted` are taken from it.
+    /// Links whose target row does not exist, per relationship: the counts
+    /// the store keeps up to date, else those of the entities in `counted`,
+    /// else counted now (and kept from then on).
     func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]]
     ) throws(StoreError) -> [DanglingCount]
+    /// The dangling counts of `schemas`' references and `links` that the
+    /// store keeps up to date and knows now, by ``DanglingRelation/name``:
+    /// those need no count.
+    func keptDanglingCounts(_ schemas: [TableSchema], _ links: [LinkSchema]) throws(StoreError) -> [String: Int]
     /// A counter on a connection of its own, to count an entity's dangling
     /// references on another thread while the import writes other tables;
     /// nil when the store cannot offer one.

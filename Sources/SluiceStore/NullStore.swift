@@ -51,6 +51,8 @@ package final class NullStore: ImportStore, KeepsNoDigests {
     package func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]]
     ) throws(StoreError) -> [DanglingCount] { [] }
+    package func keptDanglingCounts(_ schemas: [TableSchema], _ links: [LinkSchema]) throws(StoreError) -> [String: Int]
+    { [:] }
 
     package func makeReferenceCounter() -> (any ReferenceCounter)? { nil }
     package func interrupt() {}

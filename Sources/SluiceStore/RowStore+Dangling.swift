@@ -4,29 +4,52 @@ import SluiceRecords
 /// rows.
 extension RowStore {
     /// Links whose target row does not exist, per relationship
-    /// (`Entity.relationship` for references, the link table's name for
-    /// links), in schema order then link order; the references of the
-    /// schemas in `counted` (counted early, on another connection) are taken
-    /// from it instead of being counted again; a link table's count is the
-    /// sum over the targets its rows may name (``LinkSchema/targets``). One
-    /// scan of each other table per reference, and of each link table per
-    /// target.
+    /// (``DanglingRelation/name``), in schema order then link order. A count
+    /// the store keeps up to date (``storedDanglingCounts(_:)``) is read, not
+    /// counted; the others are taken from `counted` (an entity's references,
+    /// counted early on another connection) or counted now — one scan of
+    /// each other table per reference, of each link table per target
+    /// (``LinkSchema/targets``, summed) — and kept from then on
+    /// (``keepDanglingCounts(_:)``).
     package func danglingReferences(
         _ schemas: [TableSchema], _ links: [LinkSchema], counted: [String: [DanglingCount]] = [:]
     ) throws(StoreError) -> [DanglingCount] {
+        let kept = try keptDanglingCounts(schemas, links)
         var result: [DanglingCount] = []
+        var counts: [(relation: DanglingRelation, count: Int)] = []
         for schema in schemas {
-            if let known = counted[schema.name] {
-                result += known
-            } else {
-                result += try danglingReferences(of: schema)
+            let relations = schema.references.map { DanglingRelation.reference(schema, $0) }
+            var fresh: [DanglingCount] = []
+            if let early = counted[schema.name] {
+                fresh = early
+            } else if !relations.allSatisfy({ kept[$0.name] != nil }) {
+                fresh = try danglingReferences(of: schema)
+            }
+            for (index, relation) in relations.enumerated() {
+                if let count = kept[relation.name] {
+                    result.append(relation.count(count))
+                } else {
+                    result.append(fresh[index])
+                    counts.append((relation, fresh[index].count))
+                }
             }
         }
         for link in links {
-            var count = 0
-            for target in link.targets { count += try danglingLinks(link, to: target) }
-            result.append(DanglingCount(name: link.name, count: count, policy: link.missing))
+            let relation = DanglingRelation.link(link)
+            var count = kept[link.name] ?? 0
+            if kept[link.name] == nil {
+                for target in link.targets { count += try danglingLinks(link, to: target) }
+                counts.append((relation, count))
+            }
+            result.append(relation.count(count))
         }
+        if !counts.isEmpty { try keepDanglingCounts(counts) }
         return result
+    }
+
+    /// The counts the store keeps of `schemas`' references and `links`.
+    package func keptDanglingCounts(_ schemas: [TableSchema], _ links: [LinkSchema]) throws(StoreError) -> [String: Int]
+    {
+        try storedDanglingCounts(DanglingRelation.all(schemas, links))
     }
 }

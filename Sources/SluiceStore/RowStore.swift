@@ -49,4 +49,14 @@ package protocol RowStore: ImportStore {
     /// How many of `link`'s rows naming `target` (all of them when its
     /// item value is empty) name a key `target`'s table does not hold.
     func danglingLinks(_ link: LinkSchema, to target: LinkTarget) throws(StoreError) -> Int
+    /// The dangling counts the store keeps up to date (``keepDanglingCounts(_:)``)
+    /// of those of `relations` it knows now, by ``DanglingRelation/name``; a
+    /// relationship left out (never counted, counted under another
+    /// definition, or let go by a write whose effect the store could not
+    /// count) is counted again at the run's end.
+    func storedDanglingCounts(_ relations: [DanglingRelation]) throws(StoreError) -> [String: Int]
+    /// Records `counts`, just counted, and from now on keeps each exact in
+    /// the transaction of every write that changes it; a store that keeps
+    /// none does nothing (its counts are counted at every run's end).
+    func keepDanglingCounts(_ counts: [(relation: DanglingRelation, count: Int)]) throws(StoreError)
 }

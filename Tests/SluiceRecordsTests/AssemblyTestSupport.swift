@@ -31,6 +31,9 @@ final class Collector: RecordSink {
             case .real(let value): return "\(value)"
             case .text: return arena.withText(cell) { "'" + String(decoding: $0, as: UTF8.self) + "'" }
             case .blob: return arena.withText(cell) { "x'" + $0.map { String($0, radix: 16) }.joined() + "'" }
+            case .spilledText: return "'" + String(decoding: arena.spilledBytes(cell) ?? [], as: UTF8.self) + "'"
+            case .spilledBlob:
+                return "x'" + (arena.spilledBytes(cell) ?? []).map { String($0, radix: 16) }.joined() + "'"
             }
         }
     }

@@ -32,7 +32,7 @@ import Testing
         let early = try #require(
             EarlyReferenceCounts(
                 store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false,
-                applied: ["User", "Post", "Tag", "Post_tags"]))
+                applied: ["User", "Post", "Tag", "Post_tags"], kept: []))
         early.tableEnded("User")
         early.tableEnded("Tag")
         early.tableEnded("Post")
@@ -55,7 +55,7 @@ import Testing
         let early = try #require(
             EarlyReferenceCounts(
                 store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: false,
-                applied: ["User", "Post"]))
+                applied: ["User", "Post"], kept: []))
         early.tableEnded("Post")
         #expect(try early.results().isEmpty)
     }
@@ -67,12 +67,13 @@ import Testing
         // Delete-missing may remove targets after the apply.
         #expect(
             EarlyReferenceCounts(
-                store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: true, applied: []) == nil)
+                store: try SQLiteStore(path: store), compiled: compiled, deleteMissing: true, applied: [], kept: [])
+                == nil)
         // A link stubs users: the apply of its table may create owners.
         #expect(
             EarlyReferenceCounts(
                 store: try SQLiteStore(path: store), compiled: try CompiledMapping(Mapping.parse(yaml: watchers)),
-                deleteMissing: false, applied: []) == nil)
+                deleteMissing: false, applied: [], kept: []) == nil)
     }
 
     @Test func aStubMadeByALaterLinkTableResolvesTheReference() throws {

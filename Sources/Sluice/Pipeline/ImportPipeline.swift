@@ -1,3 +1,5 @@
+@_spi(Machinery) import SluiceRecords
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -88,16 +90,14 @@ final class ImportPipeline {
         (recorder, skipPlan, digestRefusal) = try Self.recordDigests(
             store, compiled, options, formats: formats, directory: options.sort.directory ?? target.sortDirectory)
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
-        let sorter =
-            options.order == .key
-            ? KeyOrderSorter(
-                directory: options.sort.directory ?? target.sortDirectory, options: options.sort) : nil
+        let sortDirectory = options.sort.directory ?? target.sortDirectory
+        let sorter = options.order == .key ? KeyOrderSorter(directory: sortDirectory, options: options.sort) : nil
         if recorder != nil { sorter?.mixedKeys = MixedKeyLog() }
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
             compiled: compiled, options: options, exchange: exchange, identities: identities,
             resumePoints: resumePoints,
-            resumedStreams: resumedStreams)
+            resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         parseSide.recorder = recorder
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,

@@ -1,3 +1,5 @@
+@_spi(Machinery) import SluiceRecords
+
 /// What the parse thread owns: the input being read (its parser and record
 /// assembler), the batcher filling the next group, how far the inputs have
 /// been read and where a resume starts in each. It is its assembler's
@@ -13,6 +15,8 @@ final class ParseSide: RecordSink {
     /// Fills the next group; its counts of rows per entity (records,
     /// nested objects, skipped) go into the report once the parse ends.
     let batcher: Batcher
+    /// Where the mappers put values too long to carry (``ValueSpill``).
+    let spill: ValueSpill
 
     /// The input being read.
     var input: (name: String, assembler: RecordAssembler, parser: DocumentParser)?
@@ -47,12 +51,15 @@ final class ParseSide: RecordSink {
 
     /// A parse side for `compiled`, cutting groups onto `exchange`; the
     /// inputs' `identities` and what a resume skips (`resumePoints`, and
-    /// `resumedStreams`, the prefixes standard input must repeat).
+    /// `resumedStreams`, the prefixes standard input must repeat); long
+    /// values go to `spill`.
     init(
         compiled: CompiledMapping, options: ImportOptions, exchange: PipelineExchange,
-        identities: [String: InputIdentity?], resumePoints: [String: Int], resumedStreams: [String: InputIdentity]
+        identities: [String: InputIdentity?], resumePoints: [String: Int], resumedStreams: [String: InputIdentity],
+        spill: ValueSpill
     ) {
         self.compiled = compiled
+        self.spill = spill
         self.options = options
         self.exchange = exchange
         self.identities = identities
@@ -76,7 +83,7 @@ final class ParseSide: RecordSink {
                 "\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)"
             )
         }
-        let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits)
+        let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
         assembler.skipThrough = resumePoints[name] ?? 0
         let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
         let parser = DocumentParser(

@@ -26,8 +26,11 @@ struct PipelineExchange: Sendable {
         self.cancelled = cancelled
     }
 
-    /// The store side's failure, once the queue refused a group.
+    /// The store side's failure, once the queue refused a group; a
+    /// cancellation when the store side stopped for one.
     var storeFailure: ImportError {
-        failure.value ?? .store(StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
+        if let failure = failure.value { return failure }
+        if cancelled.isSet { return .cancelled }
+        return .store(StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
     }
 }

@@ -118,8 +118,12 @@ final class StoreSide {
         // quarter of the batch byte bound each keeps them within one batch's
         // worth of memory.
         let deleteMissing = compiled.mappers.contains { $0.schema.deleteMissing }
+        let kept = try storing { () throws(StoreError) in
+            try store.keptDanglingCounts(compiled.mappers.map(\.schema), compiled.links)
+        }
         earlyCounts = EarlyReferenceCounts(
-            store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder)
+            store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder,
+            kept: Set(kept.keys))
         let feed = MergedBatchFeed(
             sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
         defer { feed.stop() }

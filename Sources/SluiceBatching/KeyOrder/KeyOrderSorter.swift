@@ -210,8 +210,8 @@ package final class KeyOrderSorter {
         let merge = try RunMerge(
             file: file, runs: merged, keys: table.keys, columnCount: table.held.columnCount,
             bufferBytes: options.memoryBytes / 2, codec: codec)
-        while let row = merge.head {
-            try file.append(row: 0, of: row, ordinal: row.ordinals[0])
+        while let head = merge.head {
+            try file.append(row: 0, of: head.current, ordinal: head.current.ordinals[0])
             try merge.advance()
         }
         try file.endRun()
@@ -308,13 +308,16 @@ package final class KeyOrderedChunks {
         var out = arena
         out.removeAll()
         if out.columnCount != columnCount { out = RowArena(columnCount: columnCount) }
-        while let row = merge.head {
+        while true {
+            // The head's row is read in place, never copied: a copy alive
+            // across `advance` made every decode copy the reader's arena.
+            guard let head = merge.head else { break }
             if (out.rowCount >= rows || out.byteSize >= bytes)
-                && (keys.isEmpty || out.compare(row: out.rowCount - 1, keys, with: 0, of: row) != 0)
+                && (keys.isEmpty || out.compare(row: out.rowCount - 1, keys, with: 0, of: head.current) != 0)
             {
                 break
             }
-            out.append(row: 0, of: row, ordinal: row.ordinals[0])
+            out.append(row: 0, of: head.current, ordinal: head.current.ordinals[0])
             try merge.advance()
         }
         guard out.rowCount > 0 else { return nil }

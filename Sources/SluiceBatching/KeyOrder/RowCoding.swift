@@ -2,8 +2,10 @@
 
 /// The byte form of one row in a run file:
 /// `varint(length) varint(ordinal) varint(cells << 1 | deletes) cell…`, each cell a tag byte
-/// (0 absent, 1 null, 2 integer, 3 real, 4 text, 5 blob) then its value:
-/// a zigzag varint, 8 little-endian bytes, or a varint length and the bytes.
+/// (0 absent, 1 null, 2 integer, 3 real, 4 text, 5 blob, 6 spilled text,
+/// 7 spilled blob) then its value: a zigzag varint, 8 little-endian bytes,
+/// a varint length and the bytes, or (spilled) a varint length and the
+/// value's 8-byte little-endian offset in the arena's ``ValueSpill``.
 enum RowCoding {
     /// Appends row `row` of `rows`, as record `ordinal`, to `out`.
     /// O(columns + text), no allocation once `out` has grown.
@@ -35,6 +37,10 @@ enum RowCoding {
             if case .text = cell { out.append(4) } else { out.append(5) }
             appendVarint(UInt64(count), to: &out)
             out.append(contentsOf: text[Int(offset)..<Int(offset + count)])
+        case .spilledText(let descriptor, let count), .spilledBlob(let descriptor, let count):
+            if case .spilledText = cell { out.append(6) } else { out.append(7) }
+            appendVarint(UInt64(count), to: &out)
+            out.append(contentsOf: text[Int(descriptor)..<Int(descriptor) + 8])
         }
     }
 
@@ -73,6 +79,16 @@ enum RowCoding {
                 let bytes = UnsafeRawBufferPointer(rebasing: body[position..<position + Int(length)])
                 rows.set(column, tag == 4 ? rows.text(bytes) : rows.blob(bytes))
                 position += Int(length)
+            case 6, 7:
+                guard let length = readVarint(body, &position), position + 8 <= body.count, let spill = rows.spill
+                else { return false }
+                var raw: Int64 = 0
+                withUnsafeMutableBytes(of: &raw) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8]))
+                }
+                rows.set(
+                    column, rows.spilled(text: tag == 6, at: Int64(littleEndian: raw), length: Int(length), in: spill))
+                position += 8
             default: return false
             }
         }
@@ -119,6 +135,7 @@ enum RowCoding {
         case .integer(let value): return 1 + varintSize(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
         case .real: return 9
         case .text(_, let count), .blob(_, let count): return 1 + varintSize(UInt64(count)) + Int(count)
+        case .spilledText(_, let count), .spilledBlob(_, let count): return 1 + varintSize(UInt64(count)) + 8
         }
     }
 }

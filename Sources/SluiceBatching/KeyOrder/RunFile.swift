@@ -24,6 +24,9 @@ final class RunFile {
     /// Compressed blocks waiting to be written.
     @exclusivity(unchecked) private var pending: [UInt8] = []
     private static let flushBytes = 1 << 20
+    /// The side file of the spilled cells its rows carry (their offsets in
+    /// it, not their bytes, are in the runs); the readers decode into it.
+    private var spill: ValueSpill?
 
     /// Creates the file in `directory`, compressing with `codec`. O(1).
     init(directory: String, codec: RunCodec) throws(SpillError) {
@@ -45,6 +48,7 @@ final class RunFile {
     /// Appends one row to the run being written. O(row), a compression per
     /// block and a write per MiB of compressed blocks.
     func append(row: Int, of rows: RowArena, ordinal: Int) throws(SpillError) {
+        if spill == nil { spill = rows.spill }
         RowCoding.append(row: row, of: rows, ordinal: ordinal, to: &block)
         if block.count >= RunCodec.blockBytes { try endBlock() }
     }
@@ -75,7 +79,7 @@ final class RunFile {
     func reader(_ index: Int, columnCount: Int, bufferBytes: Int, codec: RunCodec) -> RunReader {
         RunReader(
             descriptor: descriptor, path: path, range: runs[index], columnCount: columnCount, bufferBytes: bufferBytes,
-            codec: codec)
+            codec: codec, spill: spill)
     }
 
     private func endBlock() throws(SpillError) {
@@ -126,13 +130,17 @@ final class RunReader {
     @exclusivity(unchecked) private var position = 0
     @exclusivity(unchecked) private var blockCount = 0
 
-    init(descriptor: Int32, path: String, range: Range<Int64>, columnCount: Int, bufferBytes: Int, codec: RunCodec) {
+    init(
+        descriptor: Int32, path: String, range: Range<Int64>, columnCount: Int, bufferBytes: Int, codec: RunCodec,
+        spill: ValueSpill?
+    ) {
         self.descriptor = descriptor
         self.path = path
         self.codec = codec
         offset = range.lowerBound
         end = range.upperBound
         current = RowArena(columnCount: columnCount)
+        current.adopt(spill)
         buffer = [UInt8](repeating: 0, count: max(4096, bufferBytes))
     }
 

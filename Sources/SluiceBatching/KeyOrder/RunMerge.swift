@@ -41,9 +41,11 @@ final class RunMerge {
     }
 
     private func noteCurrent(_ index: Int) {
-        let row = readers[index].current
-        ordinals[index] = row.ordinals[0]
-        if keys.count == 1, case .integer(let value) = row[0, keys[0]] {
+        // The reader's row read in place: a copy of the arena costs a
+        // retain and a release of each of its buffers.
+        let reader = readers[index]
+        ordinals[index] = reader.current.ordinals[0]
+        if keys.count == 1, case .integer(let value) = reader.current[0, keys[0]] {
             integerKeys[index] = value
             hasIntegerKey[index] = true
         } else {
@@ -51,9 +53,9 @@ final class RunMerge {
         }
     }
 
-    /// The smallest current row (row 0 of the arena), or nil when every run
-    /// is exhausted.
-    var head: RowArena? { heap.first.map { readers[$0].current } }
+    /// The reader whose current row (row 0 of its arena) is the smallest,
+    /// or nil when every run is exhausted; its row is read in place.
+    var head: RunReader? { heap.first.map { readers[$0] } }
 
     /// Moves past the head row. O(log k).
     func advance() throws(SpillError) {

@@ -48,11 +48,16 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     private let allRoutes: UInt64
 
     /// An assembler for `routes` that hands records to `sink`, which the
-    /// caller keeps alive as long as the assembler.
-    package init(routes: [CompiledMapping.Route], sink: RecordSink, limits: RecordLimits = RecordLimits()) {
+    /// caller keeps alive as long as the assembler; its records carry
+    /// `spill` for the mappers' long values.
+    package init(
+        routes: [CompiledMapping.Route], sink: RecordSink, limits: RecordLimits = RecordLimits(),
+        spill: ValueSpill? = nil
+    ) {
         self.routes = routes
         self.sink = sink
         self.limits = limits
+        tree.spill = spill
         allRoutes = routes.count >= 64 ? UInt64.max : (UInt64(1) << UInt64(routes.count)) - 1
     }
 
@@ -237,6 +242,9 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         recordRoute = -1
         guard recordCount > skipThrough else { return }
         try sink.record(tree, entities: routes[route].entities, deleting: routes[route].deleting, ordinal: recordCount)
+        if !tree.spilledStarts.isEmpty, let spill = tree.spill, let failure = spill.readFailure {
+            throw ValueSpillError(path: spill.path, message: failure)
+        }
     }
 
     private func checkDepth(_ depth: Int) throws {

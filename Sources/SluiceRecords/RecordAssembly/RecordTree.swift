@@ -24,6 +24,9 @@ package struct RecordTree: Sendable {
     package struct Node: Sendable {
         /// What the node is.
         package var kind: Kind
+        /// Whether its value is in the ``spill`` file: then `valueStart`
+        /// indexes ``spilledStarts`` instead of `bytes`.
+        package var spilled = false
         /// Where its name (object key, element or attribute name) starts in `bytes`.
         package var nameStart: Int32
         /// The name's length; 0 for array elements and the root.
@@ -50,6 +53,15 @@ package struct RecordTree: Sendable {
     private var current: Int32 = -1
     /// The JSON key waiting for its value, as a span of `bytes`.
     private var pendingName: (start: Int32, length: Int32) = (0, 0)
+    /// Where values longer than ``ValueSpill/threshold`` go as they
+    /// arrive, and the mappers' long values after them; nil when values
+    /// stay in memory. Set once by the assembler.
+    package var spill: ValueSpill?
+    /// Where each spilled value of this record starts in ``spill``.
+    package private(set) var spilledStarts: [Int64] = []
+    /// The bytes of this record's values in ``spill`` (they count toward
+    /// the record limit as if they were held).
+    private var spilledBytes = 0
 
     /// An empty tree.
     package init() {}
@@ -58,7 +70,7 @@ package struct RecordTree: Sendable {
     package var isComplete: Bool { !nodes.isEmpty && current == -1 }
 
     /// Memory held by this record, in bytes (checked against the record limit).
-    package var byteSize: Int { bytes.count + nodes.count * MemoryLayout<Node>.stride }
+    package var byteSize: Int { bytes.count + spilledBytes + nodes.count * MemoryLayout<Node>.stride }
 
     /// The length of the value written last: the newest scalar or attribute,
     /// or the text of the element being read. O(1).
@@ -68,6 +80,8 @@ package struct RecordTree: Sendable {
     package mutating func reset() {
         nodes.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
+        spilledStarts.removeAll(keepingCapacity: true)
+        spilledBytes = 0
         lastValueLength = 0
         current = -1
         pendingName = (0, 0)
@@ -92,7 +106,13 @@ package struct RecordTree: Sendable {
         }
         pendingName = (0, 0)
         var valueSpan: (Int32, Int32) = (Int32(bytes.count), 0)
-        if let value, value.count > 0 {
+        var spilled = false
+        if let value, value.count > ValueSpill.threshold, let start = spill?.append(UnsafeRawBufferPointer(value)) {
+            valueSpan = (Int32(spilledStarts.count), Int32(value.count))
+            spilledStarts.append(start)
+            spilledBytes += value.count
+            spilled = true
+        } else if let value, value.count > 0 {
             bytes.append(contentsOf: value)
             valueSpan.1 = Int32(value.count)
         }
@@ -100,7 +120,7 @@ package struct RecordTree: Sendable {
         let index = Int32(nodes.count)
         nodes.append(
             Node(
-                kind: kind, nameStart: nameSpan.0, nameLength: nameSpan.1, valueStart: valueSpan.0,
+                kind: kind, spilled: spilled, nameStart: nameSpan.0, nameLength: nameSpan.1, valueStart: valueSpan.0,
                 valueLength: valueSpan.1, parent: current))
         if current >= 0 {
             let parent = Int(current)
@@ -135,6 +155,14 @@ package struct RecordTree: Sendable {
         let node = nodes[index]
         let hasChildElements = node.lastChild >= 0 && nodes[Int(node.lastChild)].kind == .element
         if hasChildElements && text.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return }
+        if node.spilled && hasChildElements && spilledIsLayout(node) {
+            // White space before a child element, as below for a value in `bytes`.
+            nodes[index].spilled = false
+            nodes[index].valueStart = Int32(bytes.count)
+            nodes[index].valueLength = 0
+            return appendText(text)
+        }
+        if node.spilled && appendSpilledText(text, to: index) { return }
         if node.valueLength > 0 && Int(node.valueStart + node.valueLength) != bytes.count {
             let start = Int(node.valueStart)
             let old = bytes[start..<(start + Int(node.valueLength))]
@@ -148,9 +176,56 @@ package struct RecordTree: Sendable {
         } else if node.valueLength == 0 {
             nodes[index].valueStart = Int32(bytes.count)
         }
+        if spill != nil && Int(nodes[index].valueLength) + text.count > ValueSpill.threshold
+            && appendSpilledText(text, to: index)
+        {
+            return
+        }
         bytes.append(contentsOf: text)
         nodes[index].valueLength += Int32(text.count)
         lastValueLength = Int(nodes[index].valueLength)
+    }
+
+    /// Whether a spilled element text is only white space. O(value).
+    private func spilledIsLayout(_ node: Node) -> Bool {
+        var layout = true
+        let failure = spill?.forEachChunk(from: spilledStarts[Int(node.valueStart)], length: Int(node.valueLength)) {
+            layout = $0.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+            return layout
+        }
+        return failure == nil && layout
+    }
+
+    /// Appends a piece of an element's text to its value in ``spill``,
+    /// moving the value there first when it is still in `bytes` (and off
+    /// the end of `bytes` when it was last), or to the end of the file when
+    /// another value was spilled after it (text resuming after a child).
+    /// False, with nothing changed, when the spill cannot be written.
+    /// O(piece), O(value) when the value moves.
+    private mutating func appendSpilledText(_ text: ByteSpan, to index: Int) -> Bool {
+        guard let spill else { return false }
+        var node = nodes[index]
+        if !node.spilled {
+            let range = Int(node.valueStart)..<Int(node.valueStart + node.valueLength)
+            let moved = bytes.withUnsafeBytes { spill.append(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            guard let start = moved else { return false }
+            if range.upperBound == bytes.count { bytes.removeLast(range.count) }
+            node.spilled = true
+            node.valueStart = Int32(spilledStarts.count)
+            spilledStarts.append(start)
+            spilledBytes += range.count
+        } else if spilledStarts[Int(node.valueStart)] + Int64(node.valueLength) != spill.size {
+            guard let start = spill.appendCopy(from: spilledStarts[Int(node.valueStart)], length: Int(node.valueLength))
+            else { return false }
+            spilledStarts[Int(node.valueStart)] = start
+            spilledBytes += Int(node.valueLength)
+        }
+        guard spill.append(UnsafeRawBufferPointer(text)) != nil else { return false }
+        node.valueLength += Int32(text.count)
+        spilledBytes += text.count
+        nodes[index] = node
+        lastValueLength = Int(node.valueLength)
+        return true
     }
 
     // MARK: - Reading
@@ -170,16 +245,39 @@ package struct RecordTree: Sendable {
         return bytes[Int(entry.nameStart)..<Int(entry.nameStart + entry.nameLength)]
     }
 
-    /// The node's value bytes (text of strings, numbers, elements, attributes).
+    /// The node's value bytes (text of strings, numbers, elements, attributes);
+    /// a spilled value is read back whole (``spilledValue(_:)``).
     package func value(_ node: Int32) -> ArraySlice<UInt8> {
         let entry = nodes[Int(node)]
+        if entry.spilled { return spilledValue(entry)[...] }
         return bytes[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)]
     }
 
+    /// Where a spilled node's value starts in ``spill``; nil for a value
+    /// in `bytes`.
+    package func spilledStart(_ node: Int32) -> Int64? {
+        let entry = nodes[Int(node)]
+        return entry.spilled ? spilledStarts[Int(entry.valueStart)] : nil
+    }
+
+    /// A spilled value read back whole from ``spill``, for the readers that
+    /// need its bytes (a key, a filter, a conversion other than to text). A
+    /// read that fails gives zeros and is recorded in the spill
+    /// (``ValueSpill/readFailure``), which fails the record. O(value).
+    private func spilledValue(_ entry: Node) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: Int(entry.valueLength)) { buffer, count in
+            buffer.initialize(repeating: 0)
+            spill?.readBack(from: spilledStarts[Int(entry.valueStart)], into: UnsafeMutableRawBufferPointer(buffer))
+            count = buffer.count
+        }
+    }
+
     /// Calls `body` with the node's value bytes in place (no slice, no
-    /// retain of the buffer); valid during the call only.
+    /// retain of the buffer; a spilled value read back first); valid
+    /// during the call only.
     package func withValueBytes<R>(_ node: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let entry = nodes[Int(node)]
+        if entry.spilled { return try spilledValue(entry).withUnsafeBytes(body) }
         return try bytes.withUnsafeBytes { all in
             try body(
                 UnsafeRawBufferPointer(rebasing: all[Int(entry.valueStart)..<Int(entry.valueStart + entry.valueLength)])

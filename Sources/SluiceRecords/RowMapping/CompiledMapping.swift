@@ -283,7 +283,8 @@ package struct CompiledMapping {
             case .integer(let value): return .integer(value)
             case .real(let value): return .real(value)
             case .text, .blob: return .text(arena.withText(cell) { String(decoding: $0, as: UTF8.self) })
-            case .absent, .null: return .text(text)
+            // `scalar` spills nothing: a default is its own text.
+            case .absent, .null, .spilledText, .spilledBlob: return .text(text)
             }
         }
     }

@@ -117,6 +117,10 @@ public struct RowView {
         case .real(let value): return .real(value)
         case .text: return .text(arena.withText(cell) { String(decoding: $0, as: UTF8.self) })
         case .blob: return .blob(arena.withText(cell) { Array($0) })
+        // RowMapper spills no value of an entity with `didImport`; read back
+        // whole if one were here.
+        case .spilledText: return arena.spilledBytes(cell).map { .text(String(decoding: $0, as: UTF8.self)) }
+        case .spilledBlob: return arena.spilledBytes(cell).map { .blob($0) }
         }
     }
 }

@@ -182,6 +182,11 @@ package final class EntityMapper: RowMapper {
     /// `sourceStarts[i]` to `sourceStarts[i + 1]`.
     private let sourceFields: [Int32]
     private let sourceStarts: [Int]
+    /// Whether an attribute's long values may be spilled (``ValueSpill``):
+    /// not a key or a reference (sorts, lookups and links read their
+    /// bytes), nor any column of an entity whose derived key or `didImport`
+    /// hook reads its cells.
+    private let spills: [Bool]
 
     init(
         schema: TableSchema, attributes: [Attribute], filters: [Filter], deleteWhen: [Filter] = [],
@@ -210,6 +215,10 @@ package final class EntityMapper: RowMapper {
         self.direct = direct
         self.sourceFields = sourceFields
         self.sourceStarts = sourceStarts
+        spills = attributes.indices.map { column in
+            derivedKey == nil && hooks.didImport == nil && !schema.keyColumns.contains(column)
+                && !schema.references.contains { $0.column == column }
+        }
     }
 
     package func deletes(_ tree: RecordTree, root: Int32) -> Bool {
@@ -322,7 +331,8 @@ package final class EntityMapper: RowMapper {
                     entity: schema.name, attribute: attribute.name, message: "the value handler failed: \(error)")
             }
         }
-        switch ValueConversion.cell(tree, node, attributes[column].rule, into: &arena) {
+        let spill = spills[column] ? tree.spill : nil
+        switch ValueConversion.cell(tree, node, attributes[column].rule, spill: spill, into: &arena) {
         case .success(let cell): arena.set(column, cell)
         case let failure: try set(column, attributes[column], failure, &arena)
         }

@@ -83,7 +83,8 @@ package final class SchemalessMapper: RowMapper {
             guard let column = column(named: tree.name(child)) else { continue }
             let rule = ValueRule(
                 type: Self.conversion(of: tree, child, into: schema.columns[column].type, isKey: column == 0))
-            switch ValueConversion.cell(tree, child, rule, into: &arena) {
+            // The key is never spilled: sorting and lookups read its bytes.
+            switch ValueConversion.cell(tree, child, rule, spill: column == 0 ? nil : tree.spill, into: &arena) {
             case .success(let cell): arena.set(column, cell)
             case .failure(let problem):
                 arena.abandonRow()

@@ -20,6 +20,13 @@
     case text(offset: Int32, length: Int32)
     /// Bytes at `offset` in the arena's bytes, stored as a BLOB.
     case blob(offset: Int32, length: Int32)
+    /// UTF-8 text of `length` bytes in the arena's ``ValueSpill``, whose
+    /// offset in that file is the 8 bytes at `descriptor` in the arena's
+    /// bytes (``RowArena/spilledOffset(_:)``). Never a key or a link.
+    case spilledText(descriptor: Int32, length: Int32)
+    /// Bytes of `length` in the arena's ``ValueSpill``, stored as a BLOB;
+    /// placed as ``spilledText(descriptor:length:)`` is.
+    case spilledBlob(descriptor: Int32, length: Int32)
 }
 
 /// Rows of one table, stored flat: `columnCount` cells per row (in a slot of
@@ -43,6 +50,10 @@
     /// The rows that delete their key instead of writing it (a change
     /// file's deletions): only their key cells count. Empty in most runs.
     @_spi(Machinery) public private(set) var deletions: Set<Int> = []
+    /// The side file the spilled cells' values are in; nil until the arena
+    /// holds one (set by ``spilled(text:at:length:in:)``, carried by the
+    /// copies of rows and cells).
+    @_spi(Machinery) public private(set) var spill: ValueSpill?
 
     /// An empty arena of `columnCount` columns.
     @_spi(Machinery) public init(columnCount: Int) {
@@ -113,6 +124,12 @@
             other.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0[Int(offset)..<Int(offset + length)]) }
             if case .text = cell { return .text(offset: start, length: length) }
             return .blob(offset: start, length: length)
+        case .spilledText(let descriptor, let length), .spilledBlob(let descriptor, let length):
+            if spill == nil { spill = other.spill }
+            let start = Int32(bytes.count)
+            other.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0[Int(descriptor)..<Int(descriptor) + 8]) }
+            if case .spilledText = cell { return .spilledText(descriptor: start, length: length) }
+            return .spilledBlob(descriptor: start, length: length)
         default: return cell
         }
     }
@@ -125,7 +142,8 @@
     }
 
     /// Appends row `row` of `other` (whose columns may be fewer: the rest
-    /// are absent) as record `ordinal`, copying its text. O(columns + bytes),
+    /// are absent) as record `ordinal`, copying its text (a spilled value's
+    /// place, not its bytes). O(columns + bytes),
     /// no allocation once the buffers have grown.
     @_spi(Machinery) public mutating func append(row: Int, of other: RowArena, ordinal: Int) {
         other.bytes.withUnsafeBufferPointer { source in
@@ -137,6 +155,14 @@
                 case .blob(let offset, let length):
                     cells.append(.blob(offset: Int32(bytes.count), length: length))
                     bytes.append(contentsOf: source[Int(offset)..<Int(offset + length)])
+                case .spilledText(let descriptor, let length):
+                    cells.append(.spilledText(descriptor: Int32(bytes.count), length: length))
+                    bytes.append(contentsOf: source[Int(descriptor)..<Int(descriptor) + 8])
+                    if spill == nil { spill = other.spill }
+                case .spilledBlob(let descriptor, let length):
+                    cells.append(.spilledBlob(descriptor: Int32(bytes.count), length: length))
+                    bytes.append(contentsOf: source[Int(descriptor)..<Int(descriptor) + 8])
+                    if spill == nil { spill = other.spill }
                 case let cell: cells.append(cell)
                 }
             }
@@ -178,7 +204,59 @@
         cells[row * rowStride + column]
     }
 
-    /// The bytes of a `.text` or `.blob` cell, valid inside `body` only.
+    /// A spilled cell for the `length` bytes at `fileOffset` in `spill`,
+    /// text or a blob; the arena keeps `spill` for its readers. O(1).
+    @_spi(Machinery) public mutating func spilled(text: Bool, at fileOffset: Int64, length: Int, in spill: ValueSpill)
+        -> Cell
+    {
+        self.spill = spill
+        let descriptor = Int32(bytes.count)
+        withUnsafeBytes(of: fileOffset.littleEndian) { bytes.append(contentsOf: $0) }
+        return text
+            ? .spilledText(descriptor: descriptor, length: Int32(length))
+            : .spilledBlob(descriptor: descriptor, length: Int32(length))
+    }
+
+    /// Where the value of the spilled cell whose descriptor is at
+    /// `descriptor` starts in ``spill``. O(1).
+    @_spi(Machinery) public func spilledOffset(_ descriptor: Int32) -> Int64 {
+        var raw: Int64 = 0
+        withUnsafeMutableBytes(of: &raw) { target in
+            bytes.withUnsafeBytes {
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(descriptor)..<Int(descriptor) + 8]))
+            }
+        }
+        return Int64(littleEndian: raw)
+    }
+
+    /// The value of a spilled cell read back whole from ``spill``; nil for
+    /// another cell or when it cannot be read. O(value): for the few readers
+    /// that need the bytes at once (stores bind from ``ValueSpill`` instead).
+    @_spi(Machinery) public func spilledBytes(_ cell: Cell) -> [UInt8]? {
+        let descriptor: Int32
+        let length: Int32
+        switch cell {
+        case .spilledText(let start, let count), .spilledBlob(let start, let count):
+            (descriptor, length) = (start, count)
+        default: return nil
+        }
+        guard let spill else { return nil }
+        var failure: String?
+        let value = [UInt8](unsafeUninitializedCapacity: Int(length)) { buffer, count in
+            failure = spill.read(from: spilledOffset(descriptor), into: UnsafeMutableRawBufferPointer(buffer))
+            count = failure == nil ? Int(length) : 0
+        }
+        return failure == nil ? value : nil
+    }
+
+    /// Takes `spill` as the side file of the spilled cells a reader decodes
+    /// into this arena (the sort's merge). O(1).
+    @_spi(Machinery) public mutating func adopt(_ spill: ValueSpill?) {
+        if self.spill == nil { self.spill = spill }
+    }
+
+    /// The bytes of a `.text` or `.blob` cell, valid inside `body` only
+    /// (empty for any other cell; a spilled value is read from ``spill``).
     @_spi(Machinery) public func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
         -> R
     {

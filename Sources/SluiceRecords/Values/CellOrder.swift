@@ -41,8 +41,8 @@ extension RowArena {
         switch cell {
         case .absent, .null: return 0
         case .integer, .real: return 1
-        case .text: return 2
-        case .blob: return 3
+        case .text, .spilledText: return 2
+        case .blob, .spilledBlob: return 3
         }
     }
 }

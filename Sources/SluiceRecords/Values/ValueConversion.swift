@@ -24,11 +24,47 @@ struct ValueRule: Sendable {
 enum ValueConversion {
     /// The cell for `node` under `rule`, text written into `arena`: the
     /// plain conversion when the type alone decides it, else the general one.
+    /// With a `spill`, a value longer than ``ValueSpill/threshold`` that
+    /// becomes text or bytes goes to it instead (``spilledCell(_:_:_:_:into:)``).
     static func cell(
-        _ tree: RecordTree, _ node: Int32, _ rule: ValueRule, into arena: inout RowArena
+        _ tree: RecordTree, _ node: Int32, _ rule: ValueRule, spill: ValueSpill? = nil, into arena: inout RowArena
     ) -> Result<Cell, ConversionProblem> {
+        if let spill, tree.nodes[Int(node)].valueLength > ValueSpill.threshold,
+            let cell = spilledCell(tree, node, rule, spill, into: &arena)
+        {
+            return .success(cell)
+        }
         if rule.patterns.isEmpty, let cell = plainCell(tree, node, rule.type, into: &arena) { return .success(cell) }
         return generalCell(tree, node, rule, into: &arena)
+    }
+
+    /// The long value of `node` carried as a spilled cell: a string's text
+    /// where the tree spilled it as it arrived (else written to `spill` from
+    /// the tree's bytes), or a binary attribute's decoded bytes written
+    /// there. `nil` (the value then converts as
+    /// any other) for other types, for a string value that ``plainCell(_:_:_:into:)``
+    /// would not take as it is, and when the spill cannot be written.
+    /// O(value), one write.
+    static func spilledCell(
+        _ tree: RecordTree, _ node: Int32, _ rule: ValueRule, _ spill: ValueSpill, into arena: inout RowArena
+    ) -> Cell? {
+        let kind = tree.nodes[Int(node)].kind
+        guard kind == .string || kind == .element || kind == .attribute else { return nil }
+        switch rule.type {
+        case .string:
+            if let start = tree.spilledStart(node) {
+                return arena.spilled(text: true, at: start, length: Int(tree.nodes[Int(node)].valueLength), in: spill)
+            }
+            return tree.withValueBytes(node) { bytes in
+                spill.append(bytes).map { arena.spilled(text: true, at: $0, length: bytes.count, in: spill) }
+            }
+        case .binary:
+            guard let decoded = Base64.decode(trimmed(tree.value(node))) else { return nil }
+            return decoded.withUnsafeBytes { bytes in
+                spill.append(bytes).map { arena.spilled(text: false, at: $0, length: bytes.count, in: spill) }
+            }
+        default: return nil
+        }
     }
 
     /// The cell for `node` under `rule`, every case handled from the value's

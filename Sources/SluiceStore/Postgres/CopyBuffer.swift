@@ -1,3 +1,5 @@
+@_spi(Machinery) import SluiceRecords
+
 /// Rows in PostgreSQL's binary `COPY` format, sent to the server in pieces
 /// of ``flushBytes`` as they fill: a signature, then per row a field count
 /// and each field as a length (-1 for NULL) and its bytes, all big-endian,
@@ -49,6 +51,18 @@ struct CopyBuffer {
         append(UInt32(raw.count + (prefix == nil ? 0 : 1)))
         if let prefix { bytes.append(prefix) }
         bytes.append(contentsOf: raw)
+    }
+
+    /// A field of `length` bytes from the side file of large values, read
+    /// in pieces and sent as the buffer fills, so that the buffer never holds
+    /// the value whole; the system's reason when a read fails. O(length).
+    mutating func field(length: Int, at offset: Int64, in spill: ValueSpill) -> String? {
+        append(UInt32(length))
+        return spill.forEachChunk(from: offset, length: length) { piece in
+            bytes.append(contentsOf: piece)
+            if bytes.count >= Self.flushBytes { flush() }
+            return true
+        }
     }
 
     /// A text field.

@@ -191,12 +191,18 @@ extension PostgresStore {
                     + "(SELECT 1 FROM \(pgQuoted(reference.targetTable)) t WHERE t.\(pgQuoted(reference.targetKey)) = s.\(column))",
                 "counting dangling references of \(pgQuoted(schema.name))")
             result.append(
-                DanglingCount(
-                    name: "\(schema.name).\(reference.name)", count: Int(count.first.flatMap { $0 } ?? "") ?? 0,
-                    policy: reference.missing))
+                DanglingRelation.reference(schema, reference).count(Int(count.first.flatMap { $0 } ?? "") ?? 0))
         }
         return result
     }
+
+    /// None: PostgreSQL counts at every run's end. A count kept in a row that
+    /// every importer's triggers update would make concurrent importers wait
+    /// for each other's commits.
+    package func storedDanglingCounts(_ relations: [DanglingRelation]) throws(StoreError) -> [String: Int] { [:] }
+
+    /// Keeps nothing (``storedDanglingCounts(_:)``).
+    package func keepDanglingCounts(_ counts: [(relation: DanglingRelation, count: Int)]) throws(StoreError) {}
 
     /// A second connection to the database, to count a finished entity's
     /// dangling references while this one writes the next tables.

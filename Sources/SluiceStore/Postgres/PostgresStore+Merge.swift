@@ -82,6 +82,22 @@ extension PostgresStore {
     }
 
     /// Copies the rows at `order` with their group numbers, in key order.
+    /// Streams a spilled value (text into a text column, bytes into a
+    /// bytea one: their binary forms are the raw bytes) from the arena's side
+    /// file into the COPY, a piece at a time. O(value).
+    private static func copySpilled(
+        _ rows: RowArena, _ descriptor: Int32, _ length: Int32, into buffer: inout CopyBuffer, path: String,
+        _ action: String
+    ) throws(StoreError) {
+        let failure =
+            rows.spill.map { buffer.field(length: Int(length), at: rows.spilledOffset(descriptor), in: $0) }
+            ?? "no side file holds it"
+        guard let failure else { return }
+        throw StoreError(
+            path: rows.spill?.path ?? path, action: action, message: "reading a large value back: \(failure)",
+            cause: .io)
+    }
+
     private func copyRows(_ rows: RowArena, _ order: [Int], _ groups: [Int], into stage: String, _ table: Table)
         throws(StoreError)
     {
@@ -95,6 +111,14 @@ extension PostgresStore {
                     buffer.beginRow(fields: schema.columns.count + 1)
                     buffer.int64(Int64(groups[position]))
                     for column in schema.columns.indices {
+                        if case .spilledText(let descriptor, let length) = rows[row, column] {
+                            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
+                            continue
+                        }
+                        if case .spilledBlob(let descriptor, let length) = rows[row, column] {
+                            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
+                            continue
+                        }
                         do throws(CellMismatch) {
                             try table.types[column].encode(rows[row, column], bytes, into: &buffer)
                         } catch {

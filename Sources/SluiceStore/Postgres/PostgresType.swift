@@ -100,6 +100,8 @@ enum PostgresType: Equatable {
             buffer.field(Self.slice(bytes, offset, length))
         case (_, .integer(let value)): buffer.text(String(value))
         case (_, .real(let value)): buffer.text(Self.text(value))
+        // Streamed from the side file by the merge's copy (`copySpilled`).
+        case (_, .spilledText), (_, .spilledBlob): throw CellMismatch(cell: "a spilled value")
         }
     }
 

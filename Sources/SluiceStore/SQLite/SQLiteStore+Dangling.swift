@@ -52,10 +52,7 @@ extension SQLiteConnection {
                 "SELECT count(*) FROM \(quoted(schema.name)) s WHERE s.\(column) IS NOT NULL AND NOT EXISTS "
                     + "(SELECT 1 FROM \(quoted(reference.targetTable)) t WHERE t.\(quoted(reference.targetKey)) = s.\(column))",
                 column: 0, "counting dangling references")
-            result.append(
-                DanglingCount(
-                    name: "\(schema.name).\(reference.name)", count: Int(count.first ?? "") ?? 0,
-                    policy: reference.missing))
+            result.append(DanglingRelation.reference(schema, reference).count(Int(count.first ?? "") ?? 0))
         }
         return result
     }

@@ -47,11 +47,13 @@ extension SQLiteStore {
     /// which ``endBulkLinks(_:)`` builds again in one sorted pass instead of
     /// one insert per link into scattered pages. Returns whether it did (the
     /// table was empty). A run killed in between gets the index back when
-    /// the next run prepares its tables.
+    /// the next run prepares its tables. The link's kept dangling count,
+    /// whose triggers probe that index, is let go (counted at the run's end).
     package func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool {
         let rows = try connection.strings(
             "SELECT count(*) FROM (SELECT 1 FROM \(quoted(link.name)) LIMIT 1)", column: 0, "counting links")
         guard rows.first == "0" else { return false }
+        try forgetDanglingCount(of: link)
         try connection.execute(
             "DROP INDEX IF EXISTS \(quoted("_sluice_target_" + link.name))", "dropping the target index")
         return true
@@ -245,7 +247,8 @@ enum LinkValue: Hashable {
         switch cell {
         case .integer(let value): self = .integer(value)
         case .real(let value): self = .real(value)
-        case .text, .blob: self = .text(rows.withText(cell) { Array($0) })
+        // Keys are never spilled (RowMapper).
+        case .text, .blob, .spilledText, .spilledBlob: self = .text(rows.withText(cell) { Array($0) })
         case .absent, .null: self = .null
         }
     }

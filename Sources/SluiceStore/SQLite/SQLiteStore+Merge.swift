@@ -130,8 +130,21 @@ extension SQLiteStore {
             let statement = write.handle
             write.rewind()
             var parameter: Int32 = 1
+            // Spilled values read back for this statement only, freed after it.
+            var loaded: [UnsafeMutableRawBufferPointer] = []
+            defer { for buffer in loaded { buffer.deallocate() } }
             for column in 0..<schema.columns.count where key.present.contains(column) {
-                bind(statement, parameter, rows[row, column], bytes)
+                switch rows[row, column] {
+                case .spilledText(let descriptor, let length), .spilledBlob(let descriptor, let length):
+                    let buffer = try readSpilled(rows, descriptor, length, isInsert ? inserting : updating)
+                    loaded.append(buffer)
+                    if case .spilledText = rows[row, column] {
+                        sqlite3_bind_text(statement, parameter, buffer.baseAddress, length, nil)
+                    } else {
+                        sqlite3_bind_blob(statement, parameter, buffer.baseAddress, length, nil)
+                    }
+                default: bind(statement, parameter, rows[row, column], bytes)
+                }
                 parameter += 1
             }
             if !isInsert {
@@ -142,6 +155,26 @@ extension SQLiteStore {
             }
             try write.run(isInsert ? inserting : updating)
         }
+    }
+
+    /// The value of a spilled cell read whole from the arena's side file
+    /// into a buffer the caller frees: what SQLite binds (its record holds
+    /// the row whole anyway). O(value).
+    private func readSpilled(
+        _ rows: RowArena, _ descriptor: Int32, _ length: Int32, _ action: String
+    ) throws(StoreError) -> UnsafeMutableRawBufferPointer {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, Int(length)), alignment: 8)
+        let failure =
+            rows.spill.map {
+                $0.read(
+                    from: rows.spilledOffset(descriptor),
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(length)]))
+            } ?? "no side file holds it"
+        guard let failure else { return buffer }
+        buffer.deallocate()
+        throw StoreError(
+            path: rows.spill?.path ?? "the run's side file of large values", action: action,
+            message: "reading a large value back: \(failure)", cause: .io)
     }
 
     private func statementFor(_ table: TableState, _ key: WriteKey) throws(StoreError) -> SQLiteStatement {
@@ -267,6 +300,27 @@ extension SQLiteStore {
                 {
                     return false
                 }
+            case .spilledText(let descriptor, let length), .spilledBlob(let descriptor, let length):
+                if case .spilledText = rows[row, column] {
+                    guard type == SQLITE_TEXT else { return false }
+                } else {
+                    guard type == SQLITE_BLOB else { return false }
+                }
+                let stored =
+                    type == SQLITE_BLOB
+                    ? sqlite3_column_blob(statement, index) : UnsafeRawPointer(sqlite3_column_text(statement, index))
+                guard Int(sqlite3_column_bytes(statement, index)) == Int(length), let stored, let spill = rows.spill
+                else { return false }
+                // Compared piece by piece from the side file; a value that
+                // cannot be read counts as changed (the write then says why).
+                var position = 0
+                var same = true
+                let failure = spill.forEachChunk(from: rows.spilledOffset(descriptor), length: Int(length)) { piece in
+                    same = memcmp(stored + position, piece.baseAddress!, piece.count) == 0
+                    position += piece.count
+                    return same
+                }
+                if failure != nil || !same { return false }
             }
         }
         return true
@@ -284,6 +338,9 @@ extension SQLiteStore {
         case .blob(let offset, let length):
             let base = bytes.baseAddress.map { UnsafeRawPointer($0 + Int(offset)) } ?? UnsafeRawPointer(bitPattern: 1)!
             sqlite3_bind_blob(statement, index, base, length, nil)
+        // Keys and links are never spilled (RowMapper); ``write`` reads a
+        // spilled attribute back and binds it itself.
+        case .spilledText, .spilledBlob: sqlite3_bind_null(statement, index)
         }
     }
 }

@@ -59,6 +59,8 @@ extension SQLiteStore {
                 "\(column.name) \(column.declared.isEmpty ? "(no type)" : column.declared) → \(mapped.type.sqlType)")
         }
         guard !changes.isEmpty else { return nil }
+        // The copy fires no trigger: the kept counts are counted again.
+        try forgetDanglingCounts()
         let table = quoted(schema.name)
         let action = "migrating the column types of \(table)"
         let indexes = try connection.strings(

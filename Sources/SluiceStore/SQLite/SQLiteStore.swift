@@ -157,6 +157,7 @@ package final class SQLiteStore: RowStore {
         do throws(StoreError) {
             for schema in schemas { try ensureTable(schema) }
             for link in links { try ensureLinkTable(link) }
+            try forgetDanglingCountsOfMissingTables()
             linkSchemas = links
             try connection.commit("committing the schema")
         } catch {

@@ -15,7 +15,7 @@ extension MemoryStore {
                 let value = row[columns[reference.column]]
                 return value != .null && !targets.contains(value)
             }.count
-            return DanglingCount(name: "\(schema.name).\(reference.name)", count: count, policy: reference.missing)
+            return DanglingRelation.reference(schema, reference).count(count)
         }
     }
 
@@ -33,6 +33,12 @@ extension MemoryStore {
             (target.value.isEmpty || entity.map { row[$0] == named } ?? false) && !keys.contains(row[column])
         }.count
     }
+
+    /// None: the memory store counts at every run's end, as PostgreSQL does.
+    func storedDanglingCounts(_ relations: [DanglingRelation]) throws(StoreError) -> [String: Int] { [:] }
+
+    /// Keeps nothing (``storedDanglingCounts(_:)``).
+    func keepDanglingCounts(_ counts: [(relation: DanglingRelation, count: Int)]) throws(StoreError) {}
 
     /// The values column `name` of table `table` holds.
     private func values(of name: String, in table: String, _ action: String) throws(StoreError) -> Set<MemoryValue> {

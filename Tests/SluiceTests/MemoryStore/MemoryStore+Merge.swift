@@ -135,12 +135,12 @@ extension MemoryStore {
                 case .real(let real): if real != number { return false }
                 default: return false
                 }
-            case .text:
+            case .text, .spilledText:
                 // A numeric column keeps text that reads as a number as that
                 // number: the same value when its text reads back the same.
                 if case .blob = value { return false }
                 guard let text = value.text, text == MemoryValue(rows, rows[row, index]).text else { return false }
-            case .blob:
+            case .blob, .spilledBlob:
                 guard case .blob = value, value == MemoryValue(rows, rows[row, index]) else { return false }
             }
         }

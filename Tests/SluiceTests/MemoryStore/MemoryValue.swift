@@ -20,6 +20,8 @@ enum MemoryValue: Hashable {
         case .real(let value): self = .real(value)
         case .text: self = .text(rows.withText(cell) { Array($0) })
         case .blob: self = .blob(rows.withText(cell) { Array($0) })
+        case .spilledText: self = .text(rows.spilledBytes(cell) ?? [])
+        case .spilledBlob: self = .blob(rows.spilledBytes(cell) ?? [])
         }
     }
 

@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A value the side file could not give back while a record was mapped.
+package struct ValueSpillError: Error, CustomStringConvertible {
+    /// The side file's name.
+    package var path: String
+    /// The system's reason.
+    package var message: String
+
+    package var description: String { "\(path): reading a large value back: \(message)" }
+}
+
+/// A run's side file of large values: a value longer than ``threshold`` is
+/// written here once, when its record is mapped, and travels through the
+/// row arenas, the queued groups, the sort's runs and the merged batches as
+/// a spilled cell (``Cell/spilledText(descriptor:length:)``) that holds its
+/// place in this file instead of its bytes; the store reads it back when it
+/// binds the row. The file is unlinked as soon as it is created (like the
+/// sort's run files), so it goes with the process whatever happens.
+///
+/// Only the parse thread appends; any thread reads (`pread` at offsets it
+/// was handed through the pipeline's queue, which orders the write before
+/// the read), so the class is `@unchecked Sendable` without a lock.
+@_spi(Machinery) public final class ValueSpill: @unchecked Sendable {
+    /// Values longer than this many bytes are spilled. Below it a value is
+    /// carried in the arenas as before: 256 KiB keeps a batch of 8 MiB
+    /// (``BatchLimits``) at thirty-odd such values and the sort's 6 MiB
+    /// budget at a few dozen, while a 5 MiB field, which each stage used to
+    /// copy (24 records of three: 176 MB peak), crosses every stage as 8
+    /// bytes of its arena.
+    @_spi(Machinery) public static let threshold = 256 << 10
+    /// Bytes read or written at a time when a value is streamed.
+    @_spi(Machinery) public static let chunkBytes = 64 << 10
+
+    /// The file's name when created (for messages; it is already unlinked),
+    /// or the directory it goes in until the first value.
+    @_spi(Machinery) public private(set) var path: String
+    /// The file, opened with the first value; -1 before.
+    private var descriptor: Int32 = -1
+    /// Where the next value goes (the parse thread's only).
+    private var end: Int64 = 0
+    /// Set when the file could not be created or written: values are no
+    /// longer spilled, they stay in the arenas as without a side file (a
+    /// full disk costs memory, not the run; the sort's runs report it).
+    private var failed = false
+    /// Why a value the parse thread read back (``readBack(from:into:)``)
+    /// could not be read; the assembler fails the record with it.
+    package private(set) var readFailure: String?
+
+    /// A side file in `directory`, created with the first value spilled
+    /// (most runs have none). O(1).
+    @_spi(Machinery) public init(directory: String) {
+        path = directory
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Bytes written so far.
+    @_spi(Machinery) public var size: Int64 { end }
+
+    /// Writes `bytes` at the end of the file and returns where they start;
+    /// nil when the write failed (and from then on). O(bytes), one `pwrite`.
+    @_spi(Machinery) public func append(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard !failed, descriptor >= 0 || open() else { return nil }
+        let start = end
+        var done = 0
+        while done < bytes.count {
+            let wrote = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(start) + off_t(done))
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else {
+                failed = true
+                return nil
+            }
+            done += wrote
+        }
+        end += Int64(bytes.count)
+        return start
+    }
+
+    /// Creates the file, unlinked at once; false (and no more spilling)
+    /// when it cannot be. O(1).
+    private func open() -> Bool {
+        // mkstemp replaces the template's six trailing X's with a unique suffix.
+        var template = Array((path + "/sluice-values-" + String(repeating: "X", count: 6)).utf8CString)
+        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            failed = true
+            return false
+        }
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        unlink(path)
+        return true
+    }
+
+    /// Reads `buffer.count` bytes from `offset` into `buffer`; the system's
+    /// reason when it cannot. O(bytes).
+    @_spi(Machinery) public func read(from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> String? {
+        var done = 0
+        while done < buffer.count {
+            let got = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { return String(cString: strerror(errno)) }
+            if got == 0 { return "the file ends before the value does" }
+            done += got
+        }
+        return nil
+    }
+
+    /// ``read(from:into:)`` for the parse thread, which keeps the reason of
+    /// a failure in ``readFailure`` for the assembler to report after the
+    /// record (a tree's readers cannot throw). O(bytes).
+    package func readBack(from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) {
+        if let failure = read(from: offset, into: buffer), readFailure == nil { readFailure = failure }
+    }
+
+    /// Writes a copy of the `length` bytes at `offset` at the end of the
+    /// file (an element's text that resumes after another value was spilled)
+    /// and returns where it starts; nil when it cannot. O(length).
+    package func appendCopy(from offset: Int64, length: Int) -> Int64? {
+        let start = end
+        var copied = true
+        let failure = forEachChunk(from: offset, length: length) { piece in
+            copied = append(piece) != nil
+            return copied
+        }
+        return failure == nil && copied ? start : nil
+    }
+
+    /// Calls `body` with each piece of the value of `length` bytes at
+    /// `offset`, in order, through one buffer of ``chunkBytes``, until
+    /// `body` returns false: a consumer that streams (a comparison,
+    /// PostgreSQL's COPY) never holds the value whole. The system's reason
+    /// when a read fails. O(length).
+    @_spi(Machinery) public func forEachChunk(
+        from offset: Int64, length: Int, _ body: (UnsafeRawBufferPointer) -> Bool
+    ) -> String? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(length, Self.chunkBytes), alignment: 8)
+        defer { buffer.deallocate() }
+        var done = 0
+        while done < length {
+            let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, length - done)])
+            if let failure = read(from: offset + Int64(done), into: piece) { return failure }
+            guard body(UnsafeRawBufferPointer(piece)) else { return nil }
+            done += piece.count
+        }
+        return nil
+    }
+}
