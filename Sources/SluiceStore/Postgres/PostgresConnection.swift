@@ -175,14 +175,7 @@ final class PostgresConnection {
             failure = error
         }
         let ended = PQputCopyEnd(handle, failure == nil && buffer.sent ? nil : "sluice stopped the copy")
-        // The COPY's result, then nil; every result must be read before the
-        // connection takes the next statement.
-        var outcome: StoreError?
-        while let next = PQgetResult(handle) {
-            do throws(StoreError) { _ = try check(PostgresResult(next), action, sql) } catch {
-                outcome = outcome ?? error
-            }
-        }
+        let outcome = endCopy(handle, action, sql)
         if let failure { throw failure }
         if let outcome { throw outcome }
         if ended != 1 || !buffer.sent { throw connectionError(action, sql) }
@@ -224,14 +217,21 @@ final class PostgresConnection {
             guard !row.isTrailer else { continue }
             do throws(StoreError) { try body(&row) } catch { failure = error }
         }
+        let outcome = endCopy(handle, action, sql)
+        if let failure { throw failure }
+        if let outcome { throw outcome }
+    }
+
+    /// Reads a copy's results (its own, then nil: every result must be read
+    /// before the connection takes the next statement); the first error.
+    private func endCopy(_ handle: OpaquePointer, _ action: String, _ sql: String) -> StoreError? {
         var outcome: StoreError?
         while let next = PQgetResult(handle) {
             do throws(StoreError) { _ = try check(PostgresResult(next), action, sql) } catch {
                 outcome = outcome ?? error
             }
         }
-        if let failure { throw failure }
-        if let outcome { throw outcome }
+        return outcome
     }
 
     /// Throws the error a failed result carries, naming the server's
