@@ -68,7 +68,9 @@ extension PostgresStore {
                     + "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), $2, $3 FROM _sluice_runs RETURNING id",
                 action, [inputs.joined(separator: "\n"), options, resumeCommand])
             try connection.commit(action)
-            return Int64(id.first.flatMap { $0 } ?? "") ?? 0
+            let run = Int64(id.first.flatMap { $0 } ?? "") ?? 0
+            runID = run
+            return run
         } catch {
             connection.rollback()
             throw error
