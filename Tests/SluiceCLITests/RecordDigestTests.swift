@@ -152,8 +152,8 @@ import Testing
 
     /// `sluice status` shows the digest set: none before a run keeps one,
     /// then its records and bytes, and void once another writer wrote.
-    @Test func statusShowsTheDigestSet() throws {
-        let target = store()
+    @Test(arguments: kinds) func statusShowsTheDigestSet(kind: Kind) throws {
+        let target = try store(kind)
         let events = file((1...50).map { Self.event($0) })
         _ = try run(target, ["--no-skip", events])
         #expect(try runCommand(sluice, ["status", target]).stdout.contains("record digests") == false)

@@ -166,7 +166,26 @@ extension PostgresStore {
 
     /// Whether table `name` exists in the connection's search path.
     private func exists(_ name: String, _ action: String) throws(StoreError) -> Bool {
+        try Self.exists(name, action, connection)
+    }
+
+    private static func exists(
+        _ name: String, _ action: String, _ connection: PostgresConnection
+    ) throws(StoreError) -> Bool {
         try connection.strings("SELECT to_regclass($1) IS NOT NULL", action, [name]).first == "t"
+    }
+
+    /// What `sluice status` shows of the digest set on `connection`, nil
+    /// when the database keeps none. One scan of the units.
+    static func digestStatus(_ connection: PostgresConnection) throws(StoreError) -> DigestStatus? {
+        let action = "reading the record digests"
+        guard try exists("_sluice_digest_state", action, connection) else { return nil }
+        let state = try connection.execute(
+            "SELECT valid, (SELECT count(*) FROM _sluice_units), "
+                + "(SELECT coalesce(sum(octet_length(digest) + octet_length(keys)), 0) FROM _sluice_units) "
+                + "FROM _sluice_digest_state WHERE id = 1", action)
+        guard state.rowCount > 0 else { return nil }
+        return DigestStatus(units: state.int(0, 1), bytes: Int64(state.int(0, 2)), valid: state.value(0, 0) == "t")
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {

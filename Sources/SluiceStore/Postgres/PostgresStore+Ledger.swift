@@ -142,6 +142,7 @@ extension PostgresStore {
             let count = try connection.strings("SELECT count(*) FROM \(pgQuoted(name))", "counting \(pgQuoted(name))")
             status.tables.append(TableRows(name: name, rows: Int(count.first.flatMap { $0 } ?? "") ?? 0))
         }
+        status.digests = try digestStatus(connection)
         let exists = { (table: String) throws(StoreError) -> Bool in
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
         }
