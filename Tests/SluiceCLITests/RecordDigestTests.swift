@@ -123,6 +123,28 @@ import Testing
         #expect(try unchangedRecords(skipping) == 100)
     }
 
+    /// `sluice status` shows the digest set: none before a run keeps one,
+    /// then its records and bytes, and void once another writer wrote.
+    @Test func statusShowsTheDigestSet() throws {
+        let target = store()
+        let events = file((1...50).map { Self.event($0) })
+        _ = try run(target, ["--no-skip", events])
+        #expect(try runCommand(sluice, ["status", target]).stdout.contains("record digests") == false)
+        _ = try run(target, [events])
+        let text = try runCommand(sluice, ["status", target]).stdout
+        #expect(text.contains("record digests:\n  50 records, "), "\(text)")
+        #expect(text.contains("the next run with the same mapping and options skips"), "\(text)")
+        let json = try runCommand(sluice, ["status", "--json", target]).stdout
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let digests = try #require(object?["digests"] as? [String: Any], "\(json)")
+        #expect(digests["units"] as? Int == 50 && digests["valid"] as? Bool == true, "\(json)")
+        // 16 bytes of digest and at least a key per record.
+        #expect((digests["bytes"] as? Int ?? 0) > 50 * 20, "\(json)")
+        _ = try run(target, ["--order", "input", events])
+        let voided = try runCommand(sluice, ["status", target]).stdout
+        #expect(voided.contains("void, the next run parses every record"), "\(voided)")
+    }
+
     /// A run that writes without keeping digests says, once, that the next
     /// run parses everything; a store that had none gets no such warning.
     @Test func aRunInInputOrderSaysItVoidedTheDigests() throws {

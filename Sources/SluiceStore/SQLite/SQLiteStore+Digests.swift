@@ -110,7 +110,29 @@ extension SQLiteStore {
         }
     }
 
+    /// What `sluice status` shows of the digest set on `connection`, nil
+    /// when the store keeps none. One scan of the units.
+    static func digestStatus(_ connection: SQLiteConnection) throws(StoreError) -> DigestStatus? {
+        let action = "reading the record digests"
+        guard try tableExists("_sluice_digest_state", connection) else { return nil }
+        let units = try tableExists("_sluice_units", connection)
+        let state = try SQLiteStatement(
+            connection,
+            "SELECT valid, "
+                + (units
+                    ? "(SELECT count(*) FROM _sluice_units), "
+                        + "(SELECT coalesce(sum(length(digest) + length(keys)), 0) FROM _sluice_units) "
+                    : "0, 0 ")
+                + "FROM _sluice_digest_state WHERE id = 1", action)
+        guard try state.step(action) else { return nil }
+        return DigestStatus(units: Int(state.int64(1)), bytes: state.int64(2), valid: state.int64(0) != 0)
+    }
+
     private func tableExists(_ name: String) throws(StoreError) -> Bool {
+        try Self.tableExists(name, connection)
+    }
+
+    private static func tableExists(_ name: String, _ connection: SQLiteConnection) throws(StoreError) -> Bool {
         try !connection.strings(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name = \(literal(name))", column: 0,
             "reading the store's tables"
