@@ -196,7 +196,7 @@ package final class EntityMapper: RowMapper {
     /// Each column's type when its values may take the plain conversion
     /// (``ValueConversion/plainCell(_:_:_:into:)``: no date patterns, no
     /// value handler), else nil. Trivial, so reading it per cell retains
-    /// nothing; going through the attribute's rule and a `Result` cost 125
+    /// nothing; going through the attribute's rule and a `Result` cost 130
     /// instructions a cell more (callgrind, the events mapping).
     private let plainTypes: [AttributeType?]
 
