@@ -18,7 +18,7 @@ import Testing
 
     /// The seeds of the XML form, run in the same groups: fewer, since the
     /// sequences differ from the JSON ones only in the form of their files.
-    static let xmlSeeds = max(1, seeds / 4)
+    static let xmlSeeds = max(1, seeds / 8)
 
     /// A sequence of dumps in `format` and two SQLite sides in a new directory.
     static func setUp(
