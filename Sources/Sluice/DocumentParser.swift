@@ -1,3 +1,5 @@
+@_spi(Machinery) import SluiceRecords
+
 /// The parser for one input: libxml2 for XML, yajl for JSON and JSON Lines,
 /// both feeding the same handler (the record assembler, or inference).
 struct DocumentParser {
@@ -27,10 +29,19 @@ struct DocumentParser {
         if let xml { try xml.feed(bytes) } else { try json?.feed(bytes) }
     }
 
-    /// Places the next bytes at `byteOffset` of the input, on `line` starting
-    /// at `lineStart` (JSON; a parse fed only some values).
-    func skip(to byteOffset: Int64, line: Int, lineStart: Int64) throws(ParseError) {
-        try json?.skip(to: byteOffset, line: line, lineStart: lineStart)
+    /// Places the next bytes, the first of `unit`, where `unit` starts in the
+    /// input, in its `context` (a parse fed only some units: their locations
+    /// are those of the whole input). JSON: its byte offset, line and column;
+    /// XML: those, inside the document the context opens
+    /// (``XMLPushParser/skip(to:line:column:open:close:)``).
+    func skip(to unit: UnitBoundary, context: UnitContext) throws(ParseError) {
+        if let xml {
+            try xml.skip(
+                to: unit.byteOffset, line: unit.line, column: unit.column, open: context.open, close: context.close)
+        } else {
+            try json?.skip(
+                to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
+        }
     }
 
     /// Ends the input; an incomplete document is an error.

@@ -36,6 +36,9 @@ package final class XMLPushParser {
     /// The first bytes of the document, to compare a byte order mark with
     /// the declared encoding.
     private var head: [UInt8] = []
+    /// In a parse fed only some elements (``skip(to:line:column:open:close:)``):
+    /// the bytes that opened the document being parsed and those that close it.
+    private var session: (open: [UInt8], close: [UInt8])?
 
     /// Creates a parser for the input called `name` (used in messages);
     /// `decompressed` says byte offsets are of a decompressed stream.
@@ -71,9 +74,59 @@ package final class XMLPushParser {
         }
     }
 
+    /// Places the next bytes fed, the first byte of an element, at
+    /// `byteOffset` of the input, on 1-based `line` and `column`, inside the
+    /// document that `open` begins (the prolog and the start tags of the
+    /// element's ancestors) and `close` ends (their end tags): a parse fed
+    /// only some of an input's elements (those whose digests are new) reads
+    /// each one as the whole input does and reports the locations of the
+    /// whole input. Between elements only.
+    ///
+    /// While `open` stays the same, the elements go on in one document (a
+    /// libxml2 parser); another `open` ends that document with its `close`
+    /// and begins a new one, in a new libxml2 parser. Cost: `open` and
+    /// `close` parsed once per change of ancestors, a parser per change.
+    ///
+    /// - Throws: ``ParseError`` when the document ended or begun is not
+    ///   well-formed, or the handler throws.
+    package func skip(to byteOffset: Int64, line: Int, column: Int, open: [UInt8], close: [UInt8]) throws(ParseError) {
+        if session?.open != open {
+            if session != nil { try endDocument() }
+            session = (open, close)
+            try feed(array: open)
+        }
+        guard let input = try start().pointee.input else { return }
+        // libxml2 counts its location from here on: the element's in the input.
+        input.pointee.line = Int32(clamping: line)
+        input.pointee.col = Int32(clamping: column)
+        let held = input.pointee.cur.map { current in input.pointee.base.map { current - $0 } ?? 0 } ?? 0
+        input.pointee.consumed = UInt(clamping: byteOffset - Int64(held))
+    }
+
+    /// Parses `bytes` (a context's `open` or `close`).
+    private func feed(array bytes: [UInt8]) throws(ParseError) {
+        var failure: ParseError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(ParseError) { try feed(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Ends the document fed since the last change of ancestors (with its
+    /// `close`), and its libxml2 parser: the next bytes start a new one.
+    private func endDocument() throws(ParseError) {
+        try finish()
+        if let context { xmlFreeParserCtxt(context) }
+        context = nil
+    }
+
     /// Ends the document: reports an error if it is incomplete (unclosed
     /// elements, no root element, truncated input).
     package func finish() throws(ParseError) {
+        if let session, context != nil {
+            try feed(array: session.close)
+            self.session = nil
+        }
         let context = try start()
         sluice_xml_silence_generic_errors()
         let code = xmlParseChunk(context, nil, 0, 1)

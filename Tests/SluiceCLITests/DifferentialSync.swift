@@ -68,9 +68,10 @@ enum DifferentialSync {
         case .dump(let dump, let deleteMissing, let orderInput, let standardInput):
             let order = orderInput ? ["--order", "input"] : []
             if standardInput {
-                let bytes = dump.files.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+                let format = URL(fileURLWithPath: dump.joined).pathExtension
                 return try succeeds(
-                    base + sweep(deleteMissing) + order + ["--format", "jsonl", "-"], input: bytes, &side)
+                    base + sweep(deleteMissing) + order + ["--format", format, "-"],
+                    input: FileManager.default.contents(atPath: dump.joined), &side)
             }
             return try succeeds(base + sweep(deleteMissing) + order + dump.files, &side)
         case .changeFile(let path):

@@ -16,10 +16,16 @@ import Testing
     /// The seeds are run in this many groups, in parallel.
     static let groups = 8
 
-    /// A sequence and two SQLite sides in a new directory.
-    static func setUp(seed: UInt64, fullRun: [String]) -> (SyncSequence, DifferentialSync.Side, DifferentialSync.Side) {
+    /// The seeds of the XML form, run in the same groups: fewer, since the
+    /// sequences differ from the JSON ones only in the form of their files.
+    static let xmlSeeds = max(1, seeds / 8)
+
+    /// A sequence of dumps in `format` and two SQLite sides in a new directory.
+    static func setUp(
+        seed: UInt64, fullRun: [String], format: SyncSequence.Format = .jsonl
+    ) -> (SyncSequence, DifferentialSync.Side, DifferentialSync.Side) {
         let directory = TestPaths.temporaryDirectory()
-        let sequence = SyncSequence(seed: seed, steps: steps, records: records, directory: directory)
+        let sequence = SyncSequence(seed: seed, steps: steps, records: records, directory: directory, format: format)
         let skipping = DifferentialSync.Side(
             name: "skipping", into: directory.appendingPathComponent("skipping.sqlite").path, arguments: [])
         let full = DifferentialSync.Side(
@@ -38,6 +44,39 @@ import Testing
             if failure != nil { return }
             #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
         }
+    }
+
+    /// The same in XML: each record an element of a document whose DOCTYPE
+    /// and namespace declaration are every unit's context.
+    @Test(arguments: 0..<groups) func skippingXMLRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
+        for offset in stride(from: group, to: Self.xmlSeeds, by: Self.groups) {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .xml)
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+            #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
+        }
+    }
+
+    /// Whether the last dump of `sequence`, imported twice more by `side`,
+    /// skips records the second time: the XML sequences skip, not only agree.
+    static func skipsTheLastDump(_ sequence: SyncSequence, _ side: DifferentialSync.Side) throws -> Bool {
+        guard let last = sequence.steps.last(where: { $0.step.dump != nil }), let dump = last.step.dump else {
+            return false
+        }
+        let stats = side.into + ".stats.json"
+        for _ in 0..<2 {
+            let result = try runCommand(
+                DifferentialSync.binary,
+                ["import", "--mapping", last.mapping, "--into", side.into, "--stats-json", stats] + dump.files)
+            guard result.status == 0 else { return false }
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: stats))
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return (object?["unchangedRecords"] as? Int ?? 0) > 0
     }
 
     /// The harness catches a difference: a full side whose runs insert only

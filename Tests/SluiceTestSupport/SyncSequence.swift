@@ -1,7 +1,8 @@
 import Foundation
 
 /// Random sequences of nightly runs for the differential test of record
-/// digests (issue 27): small JSON Lines dumps of events in two files, and
+/// digests (issue 27): small dumps of events in two files (JSON Lines, or
+/// XML documents with a DOCTYPE and namespace declarations), and
 /// the steps a user's nightly job goes through — the next day's dump, the
 /// same dump again, a change file under another mapping, a mapping change,
 /// a run killed or cancelled and then resumed or run afresh. Everything
@@ -38,6 +39,20 @@ public struct SyncSequence {
             }
             if let tags { members.append(#""tags": [\#(tags.map { "\"\($0)\"" }.joined(separator: ", "))]"#) }
             return "{" + members.joined(separator: ", ") + "}"
+        }
+
+        /// The record as one XML element on one line: its scalars as
+        /// attributes, the actor as an empty element (its login in the
+        /// namespace the document declares as `s`), each tag as a `tag`
+        /// element (no tags and an absent member read the same in XML).
+        public var element: String {
+            var attributes = #"id="\#(id)" kind="\#(kind)" region="\#(region)" score="\#(score)""#
+            if let title { attributes += #" title="\#(title)""# }
+            attributes += #" extra="\#(extra)""#
+            var children = ""
+            if let actor { children += #"<actor id="\#(actor)" s:login="\#(login)" url="u/\#(actor)"/>"# }
+            for tag in tags ?? [] { children += "<tag>\(tag)</tag>" }
+            return children.isEmpty ? "<event \(attributes)/>" : "<event \(attributes)>\(children)</event>"
         }
     }
 
@@ -88,10 +103,17 @@ public struct SyncSequence {
         }
     }
 
-    /// A day's dump: its name and its two files.
+    /// A day's dump: its name, its two files, and one file of both
+    /// files' records (what a step reads from standard input).
     public struct Dump {
         public var name: String
         public var files: [String]
+        public var joined: String
+    }
+
+    /// The form of the dumps.
+    public enum Format: String {
+        case jsonl, xml
     }
 
     /// A step and the mapping both sides run it with.
@@ -104,6 +126,8 @@ public struct SyncSequence {
 
     /// The seed the sequence follows from.
     public let seed: UInt64
+    /// The form of its dumps and change files.
+    public let format: Format
     /// The steps, in order.
     public private(set) var steps: [PlannedStep] = []
 
@@ -117,14 +141,15 @@ public struct SyncSequence {
 
     /// A sequence of `count` steps (the first imports day 0's dump) of
     /// dumps of about `records` lines, written to `directory`.
-    public init(seed: UInt64, steps count: Int, records: Int, directory: URL) {
+    public init(seed: UInt64, steps count: Int, records: Int, directory: URL, format: Format = .jsonl) {
         self.seed = seed
+        self.format = format
         self.directory = directory
         random = SplitMix(seed: seed)
         shape = MappingShape(scoped: false)
         shape.scoped = chance(2)
         for _ in 0..<records { files[below(2)].append(newRecord(records: records)) }
-        mapping = write(Self.mapping(shape, changeFile: false), "mapping0.yml")
+        mapping = write(Self.mapping(shape, changeFile: false, format: format), "mapping0.yml")
         var current = writeDump()
         steps.append(
             PlannedStep(
@@ -145,37 +170,39 @@ public struct SyncSequence {
     /// created by id, tag links with stubs), and Note, a second route of
     /// the same records (`kind: note`); for change files Event deletes the
     /// records marked `deleted: true`.
-    public static func mapping(_ shape: MappingShape, changeFile: Bool) -> String {
-        """
-        entities:
-          Event:
-            records: $
-            key: id
-            filter: {kind: {not-equals: note}}
-        \(changeFile ? "    delete-when: {deleted: {equals: \"true\"}}\n" : "")\
-        \(shape.scoped ? "    delete-scope: {region: {equals: north}}\n" : "")\
-            attributes:
-              id: integer
-              kind: string
-              region: string
-              score: \(shape.scoreType)
-              title: string
-        \(shape.extra ? "      extra: string\n" : "")\
-            relationships:
-              actor: {entity: Actor, source: actor}
-              tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
-          Actor:
-            key: id
-            attributes: {id: integer, login: string, url: string}
-          Tag:
-            key: name
-            attributes: {name: string}
-          Note:
-            records: $
-            key: id
-            filter: {kind: {equals: note}}
-            attributes: {id: integer, region: string, title: string}
-        """
+    public static func mapping(_ shape: MappingShape, changeFile: Bool, format: Format = .jsonl) -> String {
+        let records = format == .xml ? "/events/event" : "$"
+        let tags = format == .xml ? "tag[*]" : "tags[*]"
+        return """
+            entities:
+              Event:
+                records: \(records)
+                key: id
+                filter: {kind: {not-equals: note}}
+            \(changeFile ? "    delete-when: {deleted: {equals: \"true\"}}\n" : "")\
+            \(shape.scoped ? "    delete-scope: {region: {equals: north}}\n" : "")\
+                attributes:
+                  id: integer
+                  kind: string
+                  region: string
+                  score: \(shape.scoreType)
+                  title: string
+            \(shape.extra ? "      extra: string\n" : "")\
+                relationships:
+                  actor: {entity: Actor, source: actor}
+                  tags: {entity: Tag, source: "\(tags)", many: true, missing: stub}
+              Actor:
+                key: id
+                attributes: {id: integer, login: string, url: string}
+              Tag:
+                key: name
+                attributes: {name: string}
+              Note:
+                records: \(records)
+                key: id
+                filter: {kind: {equals: note}}
+                attributes: {id: integer, region: string, title: string}
+            """
     }
 
     private mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(random.next() % UInt64(bound)) }
@@ -228,7 +255,7 @@ public struct SyncSequence {
             return PlannedStep(
                 step: .changeFile(path: writeChangeFile(records: records)),
                 mapping: write(
-                    Self.mapping(shape, changeFile: true), "changes\(steps.count).yml"))
+                    Self.mapping(shape, changeFile: true, format: format), "changes\(steps.count).yml"))
         case 6:
             let what: String
             if !shape.extra && chance(2) {
@@ -238,7 +265,7 @@ public struct SyncSequence {
                 shape.scoreType = shape.scoreType == "integer" ? "string" : "integer"
                 what = "score's type made \(shape.scoreType)"
             }
-            mapping = write(Self.mapping(shape, changeFile: false), "mapping\(steps.count).yml")
+            mapping = write(Self.mapping(shape, changeFile: false, format: format), "mapping\(steps.count).yml")
             nextDay(records: records)
             return PlannedStep(step: .mappingChange(what, writeDump(), deleteMissing: deleteMissing), mapping: mapping)
         default:
@@ -297,16 +324,31 @@ public struct SyncSequence {
     }
 
     /// Writes the current files as day `day`'s dump (new names: a resumed
-    /// run continues the last run of the same inputs).
+    /// run continues the last run of the same inputs), and both in one.
     private mutating func writeDump() -> Dump {
+        let suffix = format.rawValue
         let paths = (0..<2).map { file in
-            write(files[file].map { $0.line + "\n" }.joined(), "day\(day)-\("ab".dropFirst(file).prefix(1)).jsonl")
+            write(document(files[file]), "day\(day)-\("ab".dropFirst(file).prefix(1)).\(suffix)")
         }
-        return Dump(name: "day \(day)", files: paths)
+        return Dump(
+            name: "day \(day)", files: paths, joined: write(document(files[0] + files[1]), "day\(day).\(suffix)"))
+    }
+
+    /// `records` as a file of the sequence's format: JSON Lines, or an XML
+    /// document (a DOCTYPE, the root declaring the namespace of the actors'
+    /// logins) with one element a line.
+    private func document(_ records: [Record]) -> String {
+        switch format {
+        case .jsonl: return records.map { $0.line + "\n" }.joined()
+        case .xml:
+            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE events [\n<!ELEMENT events ANY>\n]>\n"
+                + "<events xmlns:s=\"urn:sluice:actor\">\n" + records.map { $0.element + "\n" }.joined() + "</events>\n"
+        }
     }
 
     /// A change file against the current dump: some records changed, some
-    /// new, some deleted (`{"id": K, "deleted": true}`), in one file.
+    /// new, some deleted (`{"id": K, "deleted": true}`, `<event id="K"
+    /// deleted="true"/>`), in one file.
     private mutating func writeChangeFile(records: Int) -> String {
         var lines: [String] = []
         let all = files[0] + files[1]
@@ -315,12 +357,21 @@ public struct SyncSequence {
             case 0 where !all.isEmpty:
                 var changed = all[below(all.count)]
                 edit(&changed, records: records)
-                lines.append(changed.line)
-            case 1 where !all.isEmpty: lines.append(#"{"id": \#(all[below(all.count)].id), "deleted": true}"#)
-            default: lines.append(newRecord(records: records).line)
+                lines.append(format == .xml ? changed.element : changed.line)
+            case 1 where !all.isEmpty:
+                let id = all[below(all.count)].id
+                lines.append(
+                    format == .xml ? #"<event id="\#(id)" deleted="true"/>"# : #"{"id": \#(id), "deleted": true}"#)
+            default:
+                let added = newRecord(records: records)
+                lines.append(format == .xml ? added.element : added.line)
             }
         }
-        return write(lines.map { $0 + "\n" }.joined(), "changes\(steps.count).jsonl")
+        let text =
+            format == .xml
+            ? "<events xmlns:s=\"urn:sluice:actor\">\n" + lines.map { $0 + "\n" }.joined() + "</events>\n"
+            : lines.map { $0 + "\n" }.joined()
+        return write(text, "changes\(steps.count).\(format.rawValue)")
     }
 
     private func write(_ text: String, _ name: String) -> String {

@@ -17,12 +17,13 @@ enum DigestPolicy {
         if options.resume { return "a resumed run" }
         if options.order == .input { return "--order input" }
         if formats.contains(where: { $0 == nil }) { return "standard input and pushed input are not cut into units" }
-        if compiled.documentKind == .xml { return "XML inputs are not cut into units yet" }
-        let multiple = formats.contains(.jsonl) || compiled.routes.contains { $0.path.components.isEmpty }
-        if multiple && compiled.routes.contains(where: { !$0.path.components.isEmpty }) {
-            return "records nested inside the values of JSON Lines"
+        if compiled.documentKind == .json {
+            let multiple = formats.contains(.jsonl) || compiled.routes.contains { $0.path.components.isEmpty }
+            if multiple && compiled.routes.contains(where: { !$0.path.components.isEmpty }) {
+                return "records nested inside the values of JSON Lines"
+            }
+            if !multiple { return "the records of one JSON document are not cut into units yet" }
         }
-        if !multiple { return "the records of one JSON document are not cut into units yet" }
         // A stub is made once, when its target is missing; only a sweep of
         // the target's table can make a later run stub it again.
         let swept = Set(compiled.mappers.filter(\.schema.deleteMissing).map(\.schema.name))

@@ -78,7 +78,9 @@ extension ImportPipeline {
         // the log's limit the set stays invalid and the next run parses all.
         let log = storeSide.sorter?.mixedKeys
         let mixed = (log?.identities ?? []).union(skipPlan?.mixedKeys ?? [])
-        let trusted = log?.overflowed != true
+        // An input the scanner could not cut has no units: a set without them
+        // must not be trusted either.
+        let trusted = log?.overflowed != true && recorder.refusal == nil
         let units: SortedUnits
         do { units = try recorder.spill.sorted() } catch { throw .spill(error) }
         var batch: [StoredUnit] = []
@@ -107,6 +109,9 @@ extension ImportPipeline {
     /// The warning of a run that voided the digests the next run would have
     /// trusted: it parses every record again.
     var digestWarning: String? {
+        if let refusal = parseSide.recorder?.refusal {
+            return "record digests not kept (\(refusal)): the next run parses every record again"
+        }
         guard let digestRefusal, !options.noSkip else { return nil }
         return "record digests voided (\(digestRefusal)): the next run parses every record again"
     }

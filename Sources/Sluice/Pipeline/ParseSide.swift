@@ -109,11 +109,8 @@ final class ParseSide: RecordSink {
         if let recorder {
             try recorder.feed(bytes) { piece throws(ImportError) in
                 do throws(ParseError) { try input.parser.feed(piece) } catch { throw translate(error) }
-            } reposition: { unit throws(ImportError) in
-                do throws(ParseError) {
-                    try input.parser.skip(
-                        to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
-                } catch {
+            } reposition: { unit, context throws(ImportError) in
+                do throws(ParseError) { try input.parser.skip(to: unit, context: context) } catch {
                     throw translate(error)
                 }
                 input.assembler.numberNext(unit.ordinal)
@@ -134,7 +131,7 @@ final class ParseSide: RecordSink {
         guard let input else { return }
         // A parse fed only some units (or none) ends between values, and
         // numbers the input's records as a whole parse would.
-        let selective = recorder?.selection != nil
+        let selective = recorder?.parsesSome == true
         do {
             if !selective || recorder?.parsedAny == true { try input.parser.finish() }
         } catch {

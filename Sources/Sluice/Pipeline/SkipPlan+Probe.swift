@@ -47,13 +47,8 @@ extension SkipPlan {
                     guard !overflow else { return }
                     try recorder.feed(chunk) { piece throws(ImportError) in
                         do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
-                    } reposition: { unit throws(ImportError) in
-                        do throws(ParseError) {
-                            try parser.skip(
-                                to: unit.byteOffset, line: unit.line,
-                                lineStart: unit.byteOffset - Int64(unit.column - 1)
-                            )
-                        } catch {
+                    } reposition: { unit, context throws(ImportError) in
+                        do throws(ParseError) { try parser.skip(to: unit, context: context) } catch {
                             throw .parse(error)
                         }
                         assembler.numberNext(unit.ordinal)
@@ -116,17 +111,6 @@ extension SkipPlan {
     /// parse side reads it.
     func multipleValues(_ format: InputFormat) -> Bool {
         format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
-    }
-
-    /// A scanner for the units of `input`.
-    func makeScanner(_ input: (name: String, format: InputFormat)) throws(ImportError) -> RecordBoundaryScanner {
-        do {
-            return try RecordBoundaryScanner(
-                paths: compiled.routes.map(\.path), kind: compiled.documentKind,
-                multipleValues: multipleValues(input.format), name: input.name)
-        } catch {
-            throw .usage("\(input.name): \(error)")
-        }
     }
 
     /// Reads the input called `name` from its start, a chunk at a time.

@@ -35,6 +35,9 @@ final class SkipPlan {
     private(set) var skipped = 0
     /// Units of each input (pass 1).
     private(set) var unitCounts: [Int] = []
+    /// Why an input could not be cut into units (pass 1), as
+    /// ``UnitRecorder/refusal`` says it: then every unit is selected.
+    private(set) var refusal: String?
 
     init(compiled: CompiledMapping, options: ImportOptions, secret: [UInt8], directory: String, inputs: Int) {
         self.compiled = compiled
@@ -49,6 +52,8 @@ final class SkipPlan {
     func plan(_ inputs: [(name: String, format: InputFormat)], store: any ImportStore) throws(ImportError) {
         let kept = DigestSorter(directory: directory)
         let hashed = try hashUnits(inputs)
+        // An input not cut into units is parsed whole: so is every other.
+        if refusal != nil { return selectAll(inputs) }
         let sorted: SortedDigests
         do { sorted = try hashed.sorted() } catch { throw .spill(error) }
         try join(sorted, store: store, kept: kept)
@@ -67,49 +72,29 @@ final class SkipPlan {
         (Int(payload >> 40), Int(payload & (1 << 40 - 1)))
     }
 
-    /// Reads every input, cutting it into units and hashing each.
+    /// Reads every input, cutting it into units and hashing each as the
+    /// run's ``UnitRecorder`` does (a recorder that parses nothing). Sets
+    /// ``refusal`` when the scanner cannot cut an input.
     private func hashUnits(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) -> DigestSorter {
         let sorter = DigestSorter(directory: directory)
-        var hasher = UnitHasher(secret: secret)
+        let recorder = UnitRecorder(secret: secret, directory: directory)
         for (index, input) in inputs.enumerated() {
-            var scanner = try makeScanner(input)
-            var hashedFrom = 0
-            var inUnit = false
-            var failure: SpillError?
-            var units = 0
-            try read(input.name) { chunk in
-                hashedFrom = 0
-                scanner.scan(chunk) { boundary, context in
-                    if boundary.kind == .start {
-                        hasher.begin()
-                        context.open.withUnsafeBytes { hasher.add($0) }
-                        hashedFrom = boundary.offsetInChunk
-                        inUnit = true
-                    } else {
-                        units = boundary.ordinal
-                        hasher.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<boundary.offsetInChunk]))
-                        inUnit = false
-                        do throws(SpillError) {
-                            try sorter.add(
-                                DigestEntry(
-                                    digest: hasher.end(), payload: Self.payload(input: index, ordinal: boundary.ordinal)
-                                ))
-                        } catch { failure = failure ?? error }
-                    }
+            recorder.unitEnded = { unit throws(ImportError) in
+                let entry = DigestEntry(
+                    digest: unit.digest, payload: Self.payload(input: index, ordinal: recorder.unitsSeen))
+                do throws(SpillError) { try sorter.add(entry) } catch { throw .spill(error) }
+            }
+            try recorder.begin(
+                name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
+            try read(input.name) { chunk throws(ImportError) in
+                try recorder.feed(chunk) { _ throws(ImportError) in
+                } reposition: { _, _ throws(ImportError) in
                 }
-                if inUnit { hasher.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom...])) }
             }
-            let last: UnitBoundary?
-            do throws(ParseError) { last = try scanner.finish() } catch { throw .parse(error) }
-            if let last, inUnit {
-                do {
-                    try sorter.add(
-                        DigestEntry(digest: hasher.end(), payload: Self.payload(input: index, ordinal: last.ordinal)))
-                } catch { throw .spill(error) }
-            }
-            if let failure { throw .spill(failure) }
-            unitCounts.append(max(units, last?.ordinal ?? 0))
+            try recorder.end()
+            unitCounts.append(recorder.unitsSeen)
         }
+        refusal = recorder.refusal
         return sorter
     }
 

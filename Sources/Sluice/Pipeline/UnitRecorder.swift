@@ -23,6 +23,7 @@ final class UnitRecorder {
     /// whose digests it kept), and the input being read among the run's.
     var selection: UnitSelection?
     private var input = 0
+    private var inputName = ""
     /// Units of the current input seen so far (its last unit's ordinal), and
     /// whether any of them was parsed.
     private(set) var unitsSeen = 0
@@ -31,7 +32,11 @@ final class UnitRecorder {
     private var inUnit = false
     private var keys: [UInt8] = []
     private var scratch: [UInt8] = []
-    private var boundaries: [(boundary: UnitBoundary, open: [UInt8])] = []
+    private var boundaries: [(boundary: UnitBoundary, context: UnitContext)] = []
+    /// Why the scanner could not cut the current input after all (XML in
+    /// UTF-16): it is then parsed whole, and the run's digests are not
+    /// trusted (``ImportPipeline/saveUnits()``).
+    private(set) var refusal: String?
 
     /// A recorder keying its digests with `secret`, spilling in `directory`.
     init(secret: [UInt8], directory: String) {
@@ -46,7 +51,9 @@ final class UnitRecorder {
         self.input = input
         unitsSeen = 0
         parsedAny = false
+        parsesWhole = false
         do {
+            inputName = name
             scanner = try RecordBoundaryScanner(
                 paths: compiled.routes.map(\.path), kind: compiled.documentKind, multipleValues: multipleValues,
                 name: name)
@@ -56,23 +63,34 @@ final class UnitRecorder {
         inUnit = false
     }
 
+    /// Whether only the selected units of the current input are parsed: a
+    /// ``selection`` and an input the scanner cuts.
+    var parsesSome: Bool { selection != nil && !parsesWhole }
+    /// The scanner refused the current input: it is parsed whole.
+    private var parsesWhole = false
+
     /// Feeds `chunk` to `parse` in pieces that end where units end, hashing
-    /// each unit and closing it once its bytes are parsed. With a
-    /// ``selection``, only the selected units are parsed (and hashed), each
-    /// after `reposition` places the parser and the record numbers at its
-    /// start; the bytes between them are not parsed.
+    /// each unit (its context's `open`, then its bytes) and closing it once
+    /// its bytes are parsed. With a ``selection``, only the selected units
+    /// are parsed (and hashed), each after `reposition` places the parser
+    /// and the record numbers at its start in its context; the bytes between
+    /// them are not parsed. An input the scanner refuses is parsed whole.
     func feed(
         _ chunk: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
-        reposition: (UnitBoundary) throws(ImportError) -> Void
+        reposition: (UnitBoundary, UnitContext) throws(ImportError) -> Void
     ) throws(ImportError) {
         boundaries.removeAll(keepingCapacity: true)
-        scanner?.scan(chunk) { boundary, context in
-            boundaries.append((boundary, boundary.kind == .start ? context.open : []))
+        scanner?.scan(chunk) { boundary, context in boundaries.append((boundary, context)) }
+        if let refused = scanner?.refusal {
+            refusal = refusal ?? "\(inputName): \(refused)"
+            parsesWhole = true
+            parsedAny = true
         }
+        if parsesWhole { return try parse(chunk) }
         let selective = selection != nil
         var parsed = 0
         var hashedFrom = 0
-        for (boundary, open) in boundaries {
+        for (boundary, context) in boundaries {
             let at = boundary.offsetInChunk
             if boundary.kind == .start {
                 unitsSeen = boundary.ordinal
@@ -80,11 +98,21 @@ final class UnitRecorder {
                 guard inUnit else { continue }
                 parsedAny = true
                 if selective {
-                    try reposition(boundary)
+                    try reposition(boundary, context)
+                    // The unit's first bytes, cut off by the chunk before (an
+                    // XML start tag), which a selective parse did not read.
+                    if !context.carried.isEmpty {
+                        var failure: ImportError?
+                        context.carried.withUnsafeBytes { bytes in
+                            do throws(ImportError) { try parse(bytes) } catch { failure = error }
+                        }
+                        if let failure { throw failure }
+                    }
                     parsed = at
                 }
                 hasher.begin()
-                open.withUnsafeBytes { hasher.add($0) }
+                context.open.withUnsafeBytes { hasher.add($0) }
+                context.carried.withUnsafeBytes { hasher.add($0) }
                 keys.removeAll(keepingCapacity: true)
                 hashedFrom = at
             } else if inUnit {
