@@ -27,6 +27,29 @@ package enum UnitKeys {
         return bytes + entry.key
     }
 
+    /// Appends a row to `rows` holding `key` (an entry's key) in `columns`,
+    /// the entity's key columns, every other cell absent: the form in which
+    /// a store records the keys of a unit a run skipped as seen. False, with
+    /// no row added, when the key is malformed.
+    package static func appendKey(_ key: [UInt8], columns: [Int], to rows: inout RowArena) -> Bool {
+        key.withUnsafeBytes { raw in
+            var position = 0
+            rows.beginRow(ordinal: 0)
+            for column in columns {
+                guard let cell = RowCoding.decodeCell(raw, &position, into: &rows) else {
+                    rows.abandonRow()
+                    return false
+                }
+                rows.set(column, cell)
+            }
+            guard position == raw.count else {
+                rows.abandonRow()
+                return false
+            }
+            return true
+        }
+    }
+
     /// Appends an entry to `out`.
     static func append(table: Int, key: [UInt8], contribution: UInt64, to out: inout [UInt8]) {
         RowCoding.appendVarint(UInt64(table), to: &out)
