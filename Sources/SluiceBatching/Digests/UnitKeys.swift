@@ -30,24 +30,19 @@ package enum UnitKeys {
     /// Appends a row to `rows` holding `key` (an entry's key) in `columns`,
     /// the entity's key columns, every other cell absent: the form in which
     /// a store records the keys of a unit a run skipped as seen. False, with
-    /// no row added, when the key is malformed.
+    /// no row added, when the key is malformed. The key is decoded as a row
+    /// of the sort's runs is (``RowCoding/decode(_:into:)``): two small
+    /// allocations a key, in runs that sweep only.
     package static func appendKey(_ key: [UInt8], columns: [Int], to rows: inout RowArena) -> Bool {
-        key.withUnsafeBytes { raw in
-            var position = 0
-            rows.beginRow(ordinal: 0)
-            for column in columns {
-                guard let cell = RowCoding.decodeCell(raw, &position, into: &rows) else {
-                    rows.abandonRow()
-                    return false
-                }
-                rows.set(column, cell)
-            }
-            guard position == raw.count else {
-                rows.abandonRow()
-                return false
-            }
-            return true
-        }
+        var body: [UInt8] = []
+        RowCoding.appendVarint(0, to: &body)
+        RowCoding.appendVarint(UInt64(columns.count) << 1, to: &body)
+        body += key
+        var cells = RowArena(columnCount: columns.count)
+        guard body.withUnsafeBytes({ RowCoding.decode($0, into: &cells) }), cells.rowCount == 1 else { return false }
+        rows.beginRow(ordinal: 0)
+        for (index, column) in columns.enumerated() { rows.set(column, rows.copy(cells[0, index], from: cells)) }
+        return true
     }
 
     /// Appends an entry to `out`.

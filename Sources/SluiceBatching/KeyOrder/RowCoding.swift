@@ -55,51 +55,44 @@ enum RowCoding {
         rows.beginRow(ordinal: Int(ordinal))
         if header & 1 == 1 { rows.markDeletion() }
         for column in 0..<Int(count) {
-            guard let cell = decodeCell(body, &position, into: &rows) else { return false }
-            if case .absent = cell { continue }
-            rows.set(column, cell)
+            guard position < body.count else { return false }
+            let tag = body[position]
+            position += 1
+            switch tag {
+            case 0: break
+            case 1: rows.set(column, .null)
+            case 2:
+                guard let raw = readVarint(body, &position) else { return false }
+                rows.set(column, .integer(Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)))
+            case 3:
+                guard position + 8 <= body.count else { return false }
+                var bits: UInt64 = 0
+                withUnsafeMutableBytes(of: &bits) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8]))
+                }
+                rows.set(column, .real(Double(bitPattern: UInt64(littleEndian: bits))))
+                position += 8
+            case 4, 5:
+                guard let length = readVarint(body, &position), position + Int(length) <= body.count else {
+                    return false
+                }
+                let bytes = UnsafeRawBufferPointer(rebasing: body[position..<position + Int(length)])
+                rows.set(column, tag == 4 ? rows.text(bytes) : rows.blob(bytes))
+                position += Int(length)
+            case 6, 7:
+                guard let length = readVarint(body, &position), position + 8 <= body.count, let spill = rows.spill
+                else { return false }
+                var raw: Int64 = 0
+                withUnsafeMutableBytes(of: &raw) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8]))
+                }
+                rows.set(
+                    column, rows.spilled(text: tag == 6, at: Int64(littleEndian: raw), length: Int(length), in: spill))
+                position += 8
+            default: return false
+            }
         }
         return position == body.count
-    }
-
-    /// Decodes the cell at `position` (advancing it) into `rows`' bytes and
-    /// returns it; nil when the bytes are malformed. Inlined: ``decode(_:into:)``
-    /// calls it for every cell of a sorted run.
-    @inline(__always)
-    static func decodeCell(_ body: UnsafeRawBufferPointer, _ position: inout Int, into rows: inout RowArena) -> Cell? {
-        guard position < body.count else { return nil }
-        let tag = body[position]
-        position += 1
-        switch tag {
-        case 0: return .absent
-        case 1: return .null
-        case 2:
-            guard let raw = readVarint(body, &position) else { return nil }
-            return .integer(Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1))
-        case 3:
-            guard position + 8 <= body.count else { return nil }
-            var bits: UInt64 = 0
-            withUnsafeMutableBytes(of: &bits) {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8]))
-            }
-            position += 8
-            return .real(Double(bitPattern: UInt64(littleEndian: bits)))
-        case 4, 5:
-            guard let length = readVarint(body, &position), position + Int(length) <= body.count else { return nil }
-            let bytes = UnsafeRawBufferPointer(rebasing: body[position..<position + Int(length)])
-            position += Int(length)
-            return tag == 4 ? rows.text(bytes) : rows.blob(bytes)
-        case 6, 7:
-            guard let length = readVarint(body, &position), position + 8 <= body.count, let spill = rows.spill
-            else { return nil }
-            var raw: Int64 = 0
-            withUnsafeMutableBytes(of: &raw) {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[position..<position + 8]))
-            }
-            position += 8
-            return rows.spilled(text: tag == 6, at: Int64(littleEndian: raw), length: Int(length), in: spill)
-        default: return nil
-        }
     }
 
     /// Reads a varint at `position`, advancing it; nil when it runs past the
