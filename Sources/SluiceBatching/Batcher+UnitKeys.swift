@@ -15,8 +15,9 @@ extension Batcher {
     /// since ``markRecord()`` added: each entity row's key and the digest of
     /// its cells, and per link table each source's key and the digest of
     /// its link rows. `scratch` holds encodings between calls. O(cells of
-    /// those rows), one keyed hash per entry.
-    package func appendRecordKeys(to out: inout [UInt8], hasher: inout UnitHasher, scratch: inout [UInt8]) {
+    /// those rows), one SipHash per entry, no allocation once `out` and
+    /// `scratch` have grown.
+    package func appendRecordKeys(to out: inout [UInt8], hasher: ContributionHasher, scratch: inout [UInt8]) {
         guard rowMarks.count == arenas.count + linkArenas.count else { return }
         for entity in arenas.indices {
             guard let arena = arenas[entity], arena.rowCount > rowMarks[entity] else { continue }
@@ -24,11 +25,10 @@ extension Batcher {
                 for row in rowMarks[entity]..<arena.rowCount {
                     scratch.removeAll(keepingCapacity: true)
                     for column in keyColumns[entity] { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
-                    let key = scratch
+                    UnitKeys.appendKey(table: entity, scratch, to: &out)
                     scratch.removeAll(keepingCapacity: true)
                     RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
-                    UnitKeys.append(
-                        table: entity, key: key, contribution: contribution(of: scratch, &hasher), to: &out)
+                    UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out)
                 }
             }
         }
@@ -39,28 +39,29 @@ extension Batcher {
             arena.bytes.withUnsafeBufferPointer { text in
                 var row = mark
                 while row < arena.rowCount {
-                    var key: [UInt8] = []
-                    for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &key) }
+                    scratch.removeAll(keepingCapacity: true)
+                    for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
+                    UnitKeys.appendKey(table: arenas.count + link, scratch, to: &out)
                     scratch.removeAll(keepingCapacity: true)
                     // The source's link rows are consecutive: one record's list.
                     var end = row
-                    while end < arena.rowCount {
-                        var same: [UInt8] = []
-                        for column in 0..<sourceCells { RowCoding.appendCell(arena[end, column], text, to: &same) }
-                        guard same == key else { break }
+                    while end < arena.rowCount
+                        && (end == row
+                            || (0..<sourceCells).allSatisfy {
+                                RowCoding.encodeAlike(arena[end, $0], arena[row, $0], text)
+                            })
+                    {
                         RowCoding.append(row: end, of: arena, ordinal: 0, to: &scratch)
                         end += 1
                     }
-                    UnitKeys.append(
-                        table: arenas.count + link, key: key, contribution: contribution(of: scratch, &hasher),
-                        to: &out)
+                    UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out)
                     row = end
                 }
             }
         }
     }
 
-    private func contribution(of encoded: [UInt8], _ hasher: inout UnitHasher) -> UInt64 {
-        encoded.withUnsafeBytes { hasher.digest($0) }.high
+    private func contribution(of encoded: [UInt8], _ hasher: ContributionHasher) -> UInt64 {
+        encoded.withUnsafeBytes { hasher.hash($0) }
     }
 }

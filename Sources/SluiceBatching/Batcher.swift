@@ -95,6 +95,22 @@ package final class Batcher: RecordSink {
     private func append(
         _ entity: Int, _ tree: RecordTree, root: Int32, ordinal: Int, depth: Int, derivedKey: [UInt8]? = nil
     ) throws -> Cell? {
+        // The row's key cells, which its relationships' rows copy, on the
+        // stack: an array of them was an allocation a record.
+        let keys = relations[entity].isEmpty ? 0 : keyColumns[entity].count
+        return try withUnsafeTemporaryAllocation(of: Cell.self, capacity: keys) { sourceKey in
+            try append(
+                entity, tree, root: root, ordinal: ordinal, depth: depth, derivedKey: derivedKey, keys: sourceKey)
+        }
+    }
+
+    /// ``append(_:_:root:ordinal:depth:derivedKey:)`` with room for the
+    /// row's key cells in `sourceKey` (uninitialized, one per key column
+    /// when the entity has relationships).
+    private func append(
+        _ entity: Int, _ tree: RecordTree, root: Int32, ordinal: Int, depth: Int, derivedKey: [UInt8]?,
+        keys sourceKey: UnsafeMutableBufferPointer<Cell>
+    ) throws -> Cell? {
         let mapper = mappers[entity]
         var arena = take(entity)
         let before = arena.byteSize
@@ -105,8 +121,11 @@ package final class Batcher: RecordSink {
         bytes += arena.byteSize - before
         let row = arena.rowCount - 1
         let keyCell = outcome == .appended && keyColumns[entity].count == 1 ? arena[row, keyColumns[entity][0]] : nil
-        let sourceKey =
-            outcome == .appended && !relations[entity].isEmpty ? keyColumns[entity].map { arena[row, $0] } : []
+        if outcome == .appended && !relations[entity].isEmpty {
+            for (index, column) in keyColumns[entity].enumerated() {
+                sourceKey.initializeElement(at: index, to: arena[row, column])
+            }
+        }
         arenas[entity] = arena
         guard outcome == .appended else {
             skipped[entity] += 1
@@ -119,14 +138,15 @@ package final class Batcher: RecordSink {
             throw RecordError(
                 entity: mapper.schema.name, attribute: nil, message: "nested objects deeper than \(maxNesting) levels")
         }
+        let source = UnsafeBufferPointer(sourceKey)
         for index in relations[entity].indices {
             let box = relations[entity][index]
-            if let link = box.relation.link {
+            if let link = box.link {
                 try appendLinks(
-                    link, entity, index, tree, root: root, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
+                    link, entity, index, tree, root: root, sourceKey: source, ordinal: ordinal, depth: depth)
             } else if let node = tree.resolve(box.relation.source, from: root) {
                 try appendNested(
-                    entity, index, tree, node: node, row: row, sourceKey: sourceKey, ordinal: ordinal, depth: depth)
+                    entity, index, tree, node: node, row: row, sourceKey: source, ordinal: ordinal, depth: depth)
             }
         }
         return keyCell
@@ -136,7 +156,8 @@ package final class Batcher: RecordSink {
     /// through its relationship `index`; a null under a `keyless` rule
     /// clears the reference.
     private func appendNested(
-        _ entity: Int, _ index: Int, _ tree: RecordTree, node: Int32, row: Int, sourceKey: [Cell], ordinal: Int,
+        _ entity: Int, _ index: Int, _ tree: RecordTree, node: Int32, row: Int, sourceKey: UnsafeBufferPointer<Cell>,
+        ordinal: Int,
         depth: Int
     ) throws {
         let box = relations[entity][index]
@@ -167,7 +188,8 @@ package final class Batcher: RecordSink {
     /// (so the same parent reaches the same row again); under `create`, or
     /// for a parent without a key, unique to this batcher, record and node.
     private func makeDerivedKey(
-        _ rule: KeylessRule, _ relation: Relation, parent: (entity: Int, key: [Cell]), ordinal: Int, node: Int32,
+        _ rule: KeylessRule, _ relation: Relation, parent: (entity: Int, key: UnsafeBufferPointer<Cell>), ordinal: Int,
+        node: Int32,
         position: Int?
     ) -> [UInt8] {
         var text: [UInt8] = []
@@ -197,11 +219,12 @@ package final class Batcher: RecordSink {
     /// are found or created first. The list is walked in place, twice,
     /// rather than collected.
     private func appendLinks(
-        _ link: Int, _ entity: Int, _ index: Int, _ tree: RecordTree, root: Int32, sourceKey: [Cell], ordinal: Int,
+        _ link: Int, _ entity: Int, _ index: Int, _ tree: RecordTree, root: Int32,
+        sourceKey: UnsafeBufferPointer<Cell>, ordinal: Int,
         depth: Int
     ) throws {
         let box = relations[entity][index]
-        let readsItemKeys = box.relation.readsItemKeys
+        let readsItemKeys = box.readsItemKeys
         let target = box.relation.target
         // The keys of listed objects, in list order (empty, so unallocated,
         // for lists of keys).
@@ -271,7 +294,10 @@ package final class Batcher: RecordSink {
                         entity: links[link].sourceTable, attribute: links[link].name, message: problem.description)
                 }
             }
-            guard cell != .absent && cell != .null else { return }
+            switch cell {
+            case .absent, .null: return
+            default: break
+            }
             Self.beginLinkRow(&arena, ordinal: ordinal, source: sourceKey, from: sourceCells)
             arena.set(shape.sourceColumns, cell)
             arena.set(shape.sourceColumns + 1, .integer(Int64(position)))
@@ -284,8 +310,9 @@ package final class Batcher: RecordSink {
     /// Starts a link row of record `ordinal` holding the source's key cells
     /// (copied from `sourceCells`); static, so no closure captures the arena
     /// being built.
-    private static func beginLinkRow(_ arena: inout RowArena, ordinal: Int, source: [Cell], from sourceCells: RowArena)
-    {
+    private static func beginLinkRow(
+        _ arena: inout RowArena, ordinal: Int, source: UnsafeBufferPointer<Cell>, from sourceCells: RowArena
+    ) {
         arena.beginRow(ordinal: ordinal)
         for (column, cell) in source.enumerated() { arena.set(column, arena.copy(cell, from: sourceCells)) }
     }
@@ -327,8 +354,17 @@ package final class Batcher: RecordSink {
     }
 }
 
-/// One relationship behind a reference, so the batcher reads it in place.
+/// One relationship behind a reference, so the batcher reads it in place,
+/// with what every record reads of it held apart: a property of `Relation`
+/// read from this module copied the whole struct (370 instructions a
+/// record, callgrind).
 private final class RelationBox {
     let relation: Relation
-    init(_ relation: Relation) { self.relation = relation }
+    let link: Int?
+    let readsItemKeys: Bool
+    init(_ relation: Relation) {
+        self.relation = relation
+        link = relation.link
+        readsItemKeys = relation.readsItemKeys
+    }
 }

@@ -12,6 +12,7 @@ extension StatusCommand {
             "tables": status.tables.map { ["name": $0.name, "rows": $0.rows] },
             "runs": status.runs.prefix(runs).map(run),
             "checkpoints": status.checkpoints.map { ["input": $0.input, "records": $0.records, "bytes": $0.bytes] },
+            "digests": status.digests.map { ["units": $0.units, "bytes": $0.bytes, "valid": $0.valid] } ?? NSNull(),
         ]
         let data = try JSONSerialization.data(
             withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

@@ -6,7 +6,7 @@ struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show a store's tables, its run ledger (running, completed, failed with the error, interrupted with the command that resumes it) and its checkpoints."
+            "Show a store's tables, its run ledger (running, completed, failed with the error, interrupted with the command that resumes it), its checkpoints and its record digests."
     )
 
     @Option(help: "How many runs to show, newest first.")
@@ -55,6 +55,14 @@ struct StatusCommand: ParsableCommand {
         print("checkpoints:")
         for checkpoint in status.checkpoints {
             print("  \(checkpoint.input): \(checkpoint.records) records, \(checkpoint.bytes) bytes committed")
+        }
+        if let digests = status.digests {
+            print("record digests:")
+            print(
+                "  \(digests.units) records, \(digests.bytes) bytes: "
+                    + (digests.valid
+                        ? "the next run with the same mapping and options skips those it finds unchanged"
+                        : "void, the next run parses every record"))
         }
     }
 }

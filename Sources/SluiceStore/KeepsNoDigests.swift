@@ -2,8 +2,8 @@ import SluiceBatching
 import SluiceRecords
 
 /// A store that keeps no record digests (docs/record-digests.md): the null
-/// store, which keeps nothing, and PostgreSQL until its tables exist. A run
-/// into it parses every record and says why.
+/// store, which keeps nothing. A run into it parses every record and says
+/// why.
 package protocol KeepsNoDigests: ImportStore {}
 
 extension KeepsNoDigests {

@@ -108,6 +108,26 @@ public struct InputCheckpoint: Sendable, Equatable {
     }
 }
 
+/// The record digests a store keeps (docs/record-digests.md): what a
+/// later run trusts to skip the records whose bytes it has seen.
+public struct DigestStatus: Sendable, Equatable {
+    /// Units (records) whose digests and keys the store keeps.
+    public var units: Int
+    /// Bytes those units take in the store's digest table (digests and
+    /// keys, without the table's own overhead).
+    public var bytes: Int64
+    /// False when a run wrote the store without keeping digests (or stopped
+    /// before saving them): the next run parses every record.
+    public var valid: Bool
+
+    /// A digest set as a store's status reads it.
+    package init(units: Int, bytes: Int64, valid: Bool) {
+        self.units = units
+        self.bytes = bytes
+        self.valid = valid
+    }
+}
+
 /// What `sluice status` shows of a store.
 public struct StoreStatus: Sendable, Equatable {
     /// The runs, newest first.
@@ -116,4 +136,6 @@ public struct StoreStatus: Sendable, Equatable {
     public var checkpoints: [InputCheckpoint]
     /// The tables and their row counts.
     public var tables: [TableRows]
+    /// The record digests, nil when the store keeps none.
+    public var digests: DigestStatus? = nil
 }

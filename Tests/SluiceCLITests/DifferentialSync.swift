@@ -26,6 +26,8 @@ enum DifferentialSync {
         /// Waits, after a run was stopped, until the store has noticed
         /// (a PostgreSQL server ends a killed client's session on its own time).
         var settle: () -> Void = {}
+        /// Given the summary (standard output) of each run that succeeded.
+        var summarized: (String) -> Void = { _ in }
     }
 
     /// A table as a store holds it: its columns with their types and its
@@ -102,7 +104,16 @@ enum DifferentialSync {
         guard result.status == 0 else {
             return "`sluice \(arguments.joined(separator: " "))` exited \(result.status): \(result.stderr)"
         }
+        side.summarized(result.stdout)
         return nil
+    }
+
+    /// The records a run's summary says it left unparsed, unchanged since
+    /// the run before (0 when it says nothing of them).
+    static func unchangedRecords(_ summary: String) -> Int {
+        let marker = " of them unchanged since the last run"
+        guard let line = summary.split(separator: "\n").first(where: { $0.contains(marker) }) else { return 0 }
+        return Int(String(line.prefix { $0 != " " }.filter(\.isNumber))) ?? 0
     }
 
     /// The first difference between two stores' tables, said in words.

@@ -258,4 +258,72 @@ struct PostgresCLITests {
         #expect(counts == (try read("real.json")))
         #expect(((counts["entities"] as? [String: [String: Int]])?["Event"]?["deleted"] ?? 0) > 0, "\(counts)")
     }
+
+    /// A run killed while it saves its record digests (every row written,
+    /// its units not: another session holds `_sluice_units` locked, so the
+    /// kill lands in the save), then resumed or run afresh: the database
+    /// ends as an uninterrupted run leaves it, and the digests, invalid
+    /// after the kill, are made anew (by the fresh run, or by the run after
+    /// the resumed one, which keeps none) so that the next run skips again.
+    @Test(arguments: [true, false]) func killedWhileSavingTheDigestsEndsWhereAnUninterruptedRunEnds(resume: Bool)
+        throws
+    {
+        let server = try PostgresTestServer.require()
+        let small = SyncCrashTests.events(Array(1...3_000), name: "pg-digests-small.jsonl")
+        let day = SyncCrashTests.events(Array(1...12_000), name: "pg-digests-day.jsonl")
+        let run = { (database: String, extra: [String]) throws -> Int in
+            let result = try runCommand(
+                sluice, ["import", "--mapping", mapping, "--into", database, "--batch-rows", "2000"] + extra)
+            #expect(result.status == 0, "\(extra): \(result.stderr)")
+            return DifferentialSync.unchangedRecords(result.stdout)
+        }
+        let reference = try server.newDatabase()
+        _ = try run(reference, [small])
+        #expect(try run(reference, [day]) == 3_000)
+        let expected = dump(reference)
+
+        let database = try server.newDatabase()
+        _ = try run(database, [small])
+        var holder: PostgresReader? = PostgresReader(database)
+        _ = holder?.rows("BEGIN")
+        _ = holder?.rows("LOCK TABLE _sluice_units IN SHARE MODE")
+        let killed = try SyncCrashTests.killed(
+            ["import", "--mapping", mapping, "--into", database, "--batch-rows", "2000", day],
+            when: { sessions(server, database).contains { $0.contains("INSERT INTO _sluice_units") } })
+        holder = nil
+        #expect(killed, "the run ended before it saved its digests")
+        waitForIdle(server, database)
+        #expect(PostgresReader(database).value("SELECT valid FROM _sluice_digest_state") == "f")
+        #expect(dump(database) == expected, "the kill came after the rows were written")
+
+        #expect(try run(database, [day] + (resume ? ["--resume"] : [])) == 0)
+        #expect(dump(database) == expected)
+        if resume { #expect(try run(database, [day]) == 0) }
+        #expect(try run(database, [day]) == 12_000)
+        #expect(dump(database) == expected)
+        #expect(statuses(database).filter { $0 != "completed" } == ["interrupted"])
+    }
+
+    /// A dry run of a run that would save digests leaves them as they were
+    /// (its saves roll back with the rest): the real run after it skips
+    /// exactly the records the earlier run kept.
+    @Test func aDryRunLeavesTheDigestsAsTheyWere() throws {
+        let server = try PostgresTestServer.require()
+        let database = try server.newDatabase()
+        let small = SyncCrashTests.events(Array(1...3_000), name: "pg-digests-dry-small.jsonl")
+        let day = SyncCrashTests.events(Array(1...12_000), name: "pg-digests-dry-day.jsonl")
+        let base = ["import", "--mapping", mapping, "--into", database]
+        #expect(try runCommand(sluice, base + [small]).status == 0)
+        let state = "SELECT valid, units, (SELECT count(*) FROM _sluice_units) FROM _sluice_digest_state"
+        let before = PostgresReader(database).rows(state)
+        #expect(before == [["t", "3000", "3000"]])
+        let dry = try runCommand(sluice, base + ["--dry-run", day])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(DifferentialSync.unchangedRecords(dry.stdout) == 3_000)
+        #expect(PostgresReader(database).rows(state) == before)
+        let real = try runCommand(sluice, base + [day])
+        #expect(real.status == 0, "\(real.stderr)")
+        #expect(DifferentialSync.unchangedRecords(real.stdout) == 3_000)
+        #expect(PostgresReader(database).rows(state) == [["t", "12000", "12000"]])
+    }
 }

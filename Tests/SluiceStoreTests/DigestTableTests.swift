@@ -6,16 +6,35 @@ import Testing
 
 @testable import SluiceStore
 
-/// The record digests a SQLite store keeps: made, read in digest order,
-/// changed in proportion, voided and remade.
+/// The record digests a SQLite store and a PostgreSQL database keep: made,
+/// read in digest order, changed in proportion, voided and remade.
 @Suite struct DigestTableTests {
+    /// The stores under test: SQLite, and PostgreSQL when a server started.
+    enum Kind: CaseIterable {
+        case sqlite, postgres
+    }
+    static let kinds = PostgresTestServer.enabled ? Kind.allCases : [.sqlite]
+
+    /// A way to open one new store again and again (each call a new
+    /// connection to it).
+    func opener(_ kind: Kind) throws -> () throws -> any ImportStore {
+        switch kind {
+        case .sqlite:
+            let path = TestPaths.temporaryDirectory().appendingPathComponent("d.sqlite").path
+            return { try SQLiteStore(path: path) }
+        case .postgres:
+            let database = try PostgresTestServer.require().newDatabase()
+            return { try PostgresStore(conninfo: database) }
+        }
+    }
+
     func unit(_ number: UInt64, pinned: Bool = false) -> StoredUnit {
         StoredUnit(
             digest: UnitDigest(high: number &* 0x9E37_79B9_7F4A_7C15, low: number), keys: Array("k\(number)".utf8),
             pinned: pinned)
     }
 
-    func units(_ store: SQLiteStore) throws -> [StoredUnit] {
+    func units(_ store: any ImportStore) throws -> [StoredUnit] {
         var out: [StoredUnit] = []
         try store.forEachUnit { out.append($0) }
         return out
@@ -26,9 +45,9 @@ import Testing
     /// removed ones go; a later run's start leaves them (or drops them when
     /// fresh); voiding marks the set invalid; all of it survives closing and
     /// reopening the store.
-    @Test func digestSetLifecycle() throws {
-        let path = TestPaths.temporaryDirectory().appendingPathComponent("d.sqlite").path
-        var store = try SQLiteStore(path: path)
+    @Test(arguments: kinds) func digestSetLifecycle(kind: Kind) throws {
+        let open = try opener(kind)
+        var store = try open()
         #expect(try store.digestSet() == nil)
         try store.forEachUnit { _ in Issue.record("a new store has no units") }
         let secret = (0..<64).map { UInt8($0 * 3 % 256) }
@@ -48,7 +67,7 @@ import Testing
         #expect(try units(store) == kept)
 
         try store.voidDigests()
-        store = try SQLiteStore(path: path)
+        store = try open()
         #expect(try store.digestSet()?.valid == false)
         #expect(try store.digestSet()?.units == kept.count)
         #expect(try units(store) == kept)
@@ -59,10 +78,52 @@ import Testing
     }
 
     /// Voiding a store that never kept digests does nothing and makes none.
-    @Test func voidingNothingMakesNothing() throws {
-        let path = TestPaths.temporaryDirectory().appendingPathComponent("d.sqlite").path
-        let store = try SQLiteStore(path: path)
+    @Test(arguments: kinds) func voidingNothingMakesNothing(kind: Kind) throws {
+        let store = try opener(kind)()
         try store.voidDigests()
         #expect(try store.digestSet() == nil)
+    }
+
+    /// Digests that differ in their first byte above 0x7F and in their last
+    /// come back in ``UnitDigest``'s order (as unsigned bytes), a unit saved
+    /// twice is kept once with its last keys, and the count follows.
+    @Test(arguments: kinds) func unitsComeBackInDigestOrder(kind: Kind) throws {
+        let store = try opener(kind)()
+        try store.startDigests(fingerprint: "f", secret: [1, 2, 3], fresh: true)
+        let digests = [
+            UnitDigest(high: 0xFF00_0000_0000_0000, low: 0), UnitDigest(high: 0x7F00_0000_0000_0000, low: 1),
+            UnitDigest(high: 0x8000_0000_0000_0000, low: 0), UnitDigest(high: 0, low: 0xFF),
+            UnitDigest(high: 0, low: 0x01), UnitDigest(high: 0x7F00_0000_0000_0000, low: 0xFFFF_FFFF_FFFF_FFFF),
+        ]
+        let saved = digests.enumerated().map { StoredUnit(digest: $1, keys: [UInt8($0)], pinned: $0 == 2) }
+        try store.saveUnits(saved, removing: [], last: false)
+        try store.saveUnits([StoredUnit(digest: digests[0], keys: [], pinned: true)], removing: [], last: true)
+        var expected = saved
+        expected[0] = StoredUnit(digest: digests[0], keys: [], pinned: true)
+        #expect(try units(store) == expected.sorted { $0.digest < $1.digest })
+        #expect(try store.digestSet()?.units == digests.count)
+        #expect(try store.digestSet()?.secret.prefix(3) == [1, 2, 3])
+    }
+
+    /// In PostgreSQL another importer's run that overlaps a digest run (it
+    /// began after it, or is still running, or ended after it began) keeps
+    /// the digest run's last save from marking the set valid: its writes may
+    /// have changed rows the units describe.
+    @Test(.enabled(if: PostgresTestServer.enabled)) func anOverlappingRunLeavesTheSetInvalid() throws {
+        let database = try PostgresTestServer.require().newDatabase()
+        let unit = StoredUnit(digest: UnitDigest(high: 1, low: 2), keys: [3], pinned: false)
+        for overlap in ["none", "ended during it", "still running"] {
+            let (digests, other) = (try PostgresStore(conninfo: database), try PostgresStore(conninfo: database))
+            if overlap == "still running" { _ = try other.beginRun(inputs: ["b"], options: "{}", resumeCommand: nil) }
+            let run = try digests.beginRun(inputs: ["a"], options: "{}", resumeCommand: nil)
+            try digests.startDigests(fingerprint: "f", secret: [1], fresh: true)
+            if overlap == "ended during it" {
+                let id = try other.beginRun(inputs: ["b"], options: "{}", resumeCommand: nil)
+                try other.finishRun(id, status: .completed, records: 0, counts: "{}", error: nil)
+            }
+            try digests.saveUnits([unit], removing: [], last: true)
+            #expect(try digests.digestSet()?.valid == (overlap == "none"), "\(overlap)")
+            try digests.finishRun(run, status: .completed, records: 1, counts: "{}", error: nil)
+        }
     }
 }

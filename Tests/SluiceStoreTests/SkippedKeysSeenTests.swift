@@ -22,7 +22,7 @@ import Testing
         for key in stride(from: 2, through: 10, by: 2) {
             var encoded: [UInt8] = []
             RowCoding.appendCell(.integer(Int64(key)), UnsafeBufferPointer(start: nil, count: 0), to: &encoded)
-            #expect(UnitKeys.appendKey(encoded, columns: swept.keyColumns, to: &keys))
+            #expect(UnitKeys.appendKeyRow(encoded, columns: swept.keyColumns, to: &keys))
         }
         try store.markSeen(keys, of: swept)
         #expect(try store.missingRows(swept) == MissingRows(missing: 10, stored: 20))

@@ -39,7 +39,7 @@ final class SkippedKeys {
         _ = UnitKeys.forEach(keys) { entry in
             guard entry.table < pending.count, pending[entry.table] != nil else { return }
             readable =
-                UnitKeys.appendKey(entry.key, columns: schemas[entry.table].keyColumns, to: &pending[entry.table]!)
+                UnitKeys.appendKeyRow(entry.key, columns: schemas[entry.table].keyColumns, to: &pending[entry.table]!)
                 && readable
         }
         for entity in pending.indices where (pending[entity]?.rowCount ?? 0) >= Self.rowsPerWrite {

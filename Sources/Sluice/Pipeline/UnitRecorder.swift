@@ -10,15 +10,14 @@ import SluiceParsers
 /// (``UnitSpill``) for the run's end.
 ///
 /// Cost per byte: the scan (7.3 instructions a byte) and SHA-256; per
-/// record: its keys and one keyed hash of each row it produced.
+/// record: its keys and one SipHash of each row it produced.
 final class UnitRecorder {
     let spill: UnitSpill
     /// Where each unit goes once read: by default into ``spill``.
     var unitEnded: ((StoredUnit) throws(ImportError) -> Void)?
     private var hasher: UnitHasher
-    /// Hashes the contributions of a unit's records while ``hasher`` is in
-    /// the middle of the unit's bytes.
-    private var contributions: UnitHasher
+    /// Hashes what a unit's records contribute to each key.
+    private let contributions: ContributionHasher
     private var scanner: RecordBoundaryScanner?
     /// The units parsed, when only some are (a run that skips the units
     /// whose digests it kept), and the input being read among the run's.
@@ -37,7 +36,7 @@ final class UnitRecorder {
     /// A recorder keying its digests with `secret`, spilling in `directory`.
     init(secret: [UInt8], directory: String) {
         hasher = UnitHasher(secret: secret)
-        contributions = hasher
+        contributions = ContributionHasher(secret: secret)
         spill = UnitSpill(directory: directory)
     }
 
@@ -109,7 +108,7 @@ final class UnitRecorder {
 
     /// After each record: the keys it produced join the unit's.
     func recorded(by batcher: Batcher) {
-        batcher.appendRecordKeys(to: &keys, hasher: &contributions, scratch: &scratch)
+        batcher.appendRecordKeys(to: &keys, hasher: contributions, scratch: &scratch)
     }
 
     private func close() throws(ImportError) {

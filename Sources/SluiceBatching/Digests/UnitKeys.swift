@@ -9,7 +9,7 @@
 ///
 /// An entry: `varint(table) varint(key bytes) key bytes contribution`, the
 /// key as its cells in ``RowCoding``'s encoding and the contribution as 8
-/// little-endian bytes of a keyed digest (``UnitHasher``). About 20 bytes
+/// little-endian bytes of a keyed digest (``ContributionHasher``). About 20 bytes
 /// per row for an integer key.
 package enum UnitKeys {
     /// One entry, as ``forEach(_:_:)`` gives it.
@@ -33,7 +33,7 @@ package enum UnitKeys {
     /// no row added, when the key is malformed. The key is decoded as a row
     /// of the sort's runs is (``RowCoding/decode(_:into:)``): two small
     /// allocations a key, in runs that sweep only.
-    package static func appendKey(_ key: [UInt8], columns: [Int], to rows: inout RowArena) -> Bool {
+    package static func appendKeyRow(_ key: [UInt8], columns: [Int], to rows: inout RowArena) -> Bool {
         var body: [UInt8] = []
         RowCoding.appendVarint(0, to: &body)
         RowCoding.appendVarint(UInt64(columns.count) << 1, to: &body)
@@ -45,11 +45,16 @@ package enum UnitKeys {
         return true
     }
 
-    /// Appends an entry to `out`.
-    static func append(table: Int, key: [UInt8], contribution: UInt64, to out: inout [UInt8]) {
+    /// Appends the start of an entry to `out`: its table and key, which
+    /// ``appendContribution(_:to:)`` then completes.
+    static func appendKey(table: Int, _ key: [UInt8], to out: inout [UInt8]) {
         RowCoding.appendVarint(UInt64(table), to: &out)
         RowCoding.appendVarint(UInt64(key.count), to: &out)
         out += key
+    }
+
+    /// Ends the entry ``appendKey(table:_:to:)`` began: its contribution.
+    static func appendContribution(_ contribution: UInt64, to out: inout [UInt8]) {
         withUnsafeBytes(of: contribution.littleEndian) { out.append(contentsOf: $0) }
     }
 

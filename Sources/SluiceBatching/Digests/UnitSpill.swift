@@ -6,13 +6,15 @@ import SluiceRecords
 /// from Python: 15.5 s sorted, 91.6 s not). Each unit's keys ride with its
 /// digest through the ``DigestSorter``, so reading them back is sequential.
 ///
-/// Memory: the sorter's budget. Disk: about 25 bytes a unit plus its keys
-/// (about 45 bytes a unit of the events mapping).
+/// Memory: the sorter's budget, 2 MB by default (8 MB took a first import
+/// of 200,000 events from a 58 MB peak to 64 MB; 2,000,000 units then merge
+/// about 85 runs, a 64 KiB buffer each). Disk: about 25 bytes a unit plus
+/// its keys (about 45 bytes a unit of the events mapping).
 package final class UnitSpill {
     private let sorter: DigestSorter
 
     /// A spill in `directory`.
-    package init(directory: String, memoryBytes: Int = 8 << 20) {
+    package init(directory: String, memoryBytes: Int = 2 << 20) {
         sorter = DigestSorter(directory: directory, memoryBytes: memoryBytes)
     }
 

@@ -44,6 +44,23 @@ enum RowCoding {
         }
     }
 
+    /// Whether `left` and `right`, cells of rows whose text is `text`, have
+    /// the same encoding (``appendCell(_:_:to:)``), compared in place.
+    static func encodeAlike(_ left: Cell, _ right: Cell, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch (left, right) {
+        case (.text(let one, let count), .text(let other, let otherCount)),
+            (.blob(let one, let count), .blob(let other, let otherCount)):
+            return count == otherCount
+                && text[Int(one)..<Int(one + count)].elementsEqual(text[Int(other)..<Int(other + count)])
+        case (.spilledText(let one, let count), .spilledText(let other, let otherCount)),
+            (.spilledBlob(let one, let count), .spilledBlob(let other, let otherCount)):
+            return count == otherCount
+                && text[Int(one)..<Int(one) + 8].elementsEqual(text[Int(other)..<Int(other) + 8])
+        case (.real(let one), .real(let other)): return one.bitPattern == other.bitPattern
+        default: return left == right
+        }
+    }
+
     /// Decodes one row body (after its length) into `rows`; cells beyond the
     /// encoded ones are absent. Returns false when the bytes are malformed.
     static func decode(_ body: UnsafeRawBufferPointer, into rows: inout RowArena) -> Bool {

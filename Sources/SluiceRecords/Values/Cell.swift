@@ -72,7 +72,8 @@
     /// Starts a new row of absent cells for record `ordinal`. O(columns).
     @_spi(Machinery) public mutating func beginRow(ordinal: Int) {
         // One append per cell: appending a `repeatElement` sequence went
-        // through the generic sequence path, 340 instructions a row.
+        // through the generic sequence path, 340 instructions a row (and a
+        // buffer of absent cells appended at once cost 20% more than this).
         for _ in 0..<rowStride { cells.append(.absent) }
         ordinals.append(ordinal)
     }

@@ -18,7 +18,7 @@ struct CopyBuffer {
     init(send: @escaping ([UInt8]) -> Bool) {
         self.send = send
         bytes.reserveCapacity(Self.flushBytes + 4_096)
-        bytes.append(contentsOf: Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00])
+        bytes.append(contentsOf: CopyRow.signature)
         append(UInt32(0))
         append(UInt32(0))
     }

@@ -7,7 +7,7 @@ import CSluicePQ
 #endif
 
 /// One libpq connection with the few calls the store needs: statements with
-/// text parameters, `COPY … FROM STDIN`, and a cancel that another thread
+/// text parameters, `COPY … FROM STDIN` and `COPY … TO STDOUT`, and a cancel that another thread
 /// may send. Not thread-safe apart from ``cancel()``: one thread at a time.
 final class PostgresConnection {
     /// The server and database, without a password, for messages:
@@ -175,24 +175,70 @@ final class PostgresConnection {
             failure = error
         }
         let ended = PQputCopyEnd(handle, failure == nil && buffer.sent ? nil : "sluice stopped the copy")
-        // The COPY's result, then nil; every result must be read before the
-        // connection takes the next statement.
+        let outcome = endCopy(handle, action, sql)
+        if let failure { throw failure }
+        if let outcome { throw outcome }
+        if ended != 1 || !buffer.sent { throw connectionError(action, sql) }
+    }
+
+    /// Runs `COPY … TO STDOUT (FORMAT binary)` statement `sql` and calls
+    /// `body` with each row's fields (valid only during the call), as
+    /// libpq receives them: one row in memory at a time, however many the
+    /// statement sends. After `body` throws, the remaining rows are read
+    /// and dropped (the connection takes no other statement until the copy
+    /// ends), and its error is thrown.
+    func copyOut(_ sql: String, _ action: String, _ body: (inout CopyRow) throws(StoreError) -> Void)
+        throws(StoreError)
+    {
+        guard let handle else { throw closedError(action, sql) }
+        let started = PostgresResult(PQexec(handle, sql))
+        guard started.status == PGRES_COPY_OUT else {
+            _ = try check(started, action, sql)
+            return
+        }
+        var failure: StoreError?
+        var headerRead = false
+        while true {
+            var data: UnsafeMutablePointer<CChar>?
+            let length = PQgetCopyData(handle, &data, 0)
+            guard length >= 0, let data else { break }
+            defer { PQfreemem(data) }
+            guard failure == nil else { continue }
+            var row = CopyRow(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            // The signature and header come before the first row's fields.
+            if !headerRead {
+                headerRead = true
+                guard row.skipHeader() else {
+                    failure = StoreError(
+                        path: name, action: action, message: "the server's COPY data has no binary header", code: 0)
+                    continue
+                }
+            }
+            guard !row.isTrailer else { continue }
+            do throws(StoreError) { try body(&row) } catch { failure = error }
+        }
+        let outcome = endCopy(handle, action, sql)
+        if let failure { throw failure }
+        if let outcome { throw outcome }
+    }
+
+    /// Reads a copy's results (its own, then nil: every result must be read
+    /// before the connection takes the next statement); the first error.
+    private func endCopy(_ handle: OpaquePointer, _ action: String, _ sql: String) -> StoreError? {
         var outcome: StoreError?
         while let next = PQgetResult(handle) {
             do throws(StoreError) { _ = try check(PostgresResult(next), action, sql) } catch {
                 outcome = outcome ?? error
             }
         }
-        if let failure { throw failure }
-        if let outcome { throw outcome }
-        if ended != 1 || !buffer.sent { throw connectionError(action, sql) }
+        return outcome
     }
 
     /// Throws the error a failed result carries, naming the server's
     /// message, its SQLSTATE and the statement.
     private func check(_ result: PostgresResult, _ action: String, _ sql: String) throws(StoreError) -> PostgresResult {
         switch result.status {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN: return result
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN, PGRES_COPY_OUT: return result
         default:
             guard let raw = result.handle else { throw connectionError(action, sql) }
             let field = { (code: UInt8) -> String? in PQresultErrorField(raw, Int32(code)).map { String(cString: $0) } }

@@ -68,7 +68,9 @@ extension PostgresStore {
                     + "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), $2, $3 FROM _sluice_runs RETURNING id",
                 action, [inputs.joined(separator: "\n"), options, resumeCommand])
             try connection.commit(action)
-            return Int64(id.first.flatMap { $0 } ?? "") ?? 0
+            let run = Int64(id.first.flatMap { $0 } ?? "") ?? 0
+            runID = run
+            return run
         } catch {
             connection.rollback()
             throw error
@@ -140,6 +142,7 @@ extension PostgresStore {
             let count = try connection.strings("SELECT count(*) FROM \(pgQuoted(name))", "counting \(pgQuoted(name))")
             status.tables.append(TableRows(name: name, rows: Int(count.first.flatMap { $0 } ?? "") ?? 0))
         }
+        status.digests = try digestStatus(connection)
         let exists = { (table: String) throws(StoreError) -> Bool in
             try connection.strings("SELECT to_regclass($1) IS NOT NULL", "reading the ledger", [table]).first == "t"
         }

@@ -12,7 +12,7 @@ import SluiceInput
 /// and its checkpoint commit in one transaction. Rows go in key order and
 /// conflicts resolve on the key, so several importers can write one
 /// database at once.
-package final class PostgresStore: RowStore, KeepsNoDigests {
+package final class PostgresStore: RowStore {
     let connection: PostgresConnection
     /// What libpq was given, for a second connection.
     let conninfo: String
@@ -26,6 +26,11 @@ package final class PostgresStore: RowStore, KeepsNoDigests {
     package internal(set) var migrations: [String] = []
     package internal(set) var sideWrites = SideWrites()
     package var shouldAbort: (@Sendable () -> Bool)?
+    /// The ledger id of the run this store began
+    /// (``beginRun(inputs:options:resumeCommand:)``), nil before (and in a
+    /// dry run, which records none): the digests' last save asks the ledger
+    /// whether another run overlapped it.
+    var runID: Int64?
     /// Numbers the temporary staging tables this connection made.
     var stagingTables = 0
     /// The staging tables filled in the open transaction: one filled again

@@ -4,16 +4,20 @@ import SluiceRecords
 
 /// The record digests (docs/record-digests.md) in two tables of the store's
 /// own: `_sluice_digest_state`, one row (the secret, the fingerprint,
-/// whether the set is valid), and `_sluice_units`, one row per unit of the
-/// last digest run, ordered by digest (WITHOUT ROWID) so that a run's join
-/// reads it in the order its own digests sort.
+/// whether the set is valid), and `_sluice_unit_pages`, the units of the
+/// last digest run packed in digest order, up to ``UnitPage/capacity`` a row
+/// (``UnitPage``), each row keyed by its first digest (WITHOUT ROWID) so that
+/// a run's join reads them in the order its own digests sort. Sets kept one
+/// unit a row (`_sluice_units`, digest version 1) are dropped when a run
+/// starts: their fingerprint is not trusted.
 extension SQLiteStore {
     private static let digestSchema = """
+        DROP TABLE IF EXISTS _sluice_units;
         CREATE TABLE IF NOT EXISTS _sluice_digest_state (
           id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, fingerprint TEXT NOT NULL,
           valid INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS _sluice_units (
-          digest BLOB PRIMARY KEY, keys BLOB NOT NULL, pinned INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID
+        CREATE TABLE IF NOT EXISTS _sluice_unit_pages (
+          first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID
         """
 
     package var keepsDigests: Bool { true }
@@ -22,10 +26,10 @@ extension SQLiteStore {
     package func digestSet() throws(StoreError) -> DigestSet? {
         let action = "reading the record digests"
         guard try tableExists("_sluice_digest_state") else { return nil }
+        let units =
+            try tableExists("_sluice_unit_pages") ? "(SELECT coalesce(sum(count), 0) FROM _sluice_unit_pages)" : "0"
         let state = try SQLiteStatement(
-            connection,
-            "SELECT secret, fingerprint, valid, (SELECT count(*) FROM _sluice_units) "
-                + "FROM _sluice_digest_state WHERE id = 1", action)
+            connection, "SELECT secret, fingerprint, valid, \(units) FROM _sluice_digest_state WHERE id = 1", action)
         guard try state.step(action) else { return nil }
         return DigestSet(
             secret: state.blob(0), fingerprint: state.text(1), valid: state.int64(2) != 0, units: Int(state.int64(3)))
@@ -40,7 +44,7 @@ extension SQLiteStore {
         let action = "starting the record digests"
         try connection.begin(action)
         do throws(StoreError) {
-            if fresh { try connection.execute("DROP TABLE IF EXISTS _sluice_units", action) }
+            if fresh { try connection.execute("DROP TABLE IF EXISTS _sluice_unit_pages", action) }
             try connection.execute(Self.digestSchema, action)
             let state = try SQLiteStatement(
                 connection,
@@ -64,43 +68,47 @@ extension SQLiteStore {
     }
 
     /// Calls `body` with each stored unit in digest order. One scan of the
-    /// table; a unit's keys are valid only during its call.
+    /// table.
     package func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError) {
         let action = "reading the record digests"
-        guard try tableExists("_sluice_units") else { return }
-        let units = try SQLiteStatement(
-            connection, "SELECT digest, keys, pinned FROM _sluice_units ORDER BY digest", action)
-        while try units.step(action) {
-            let digest = units.blob(0)
-            guard digest.count == 16 else { continue }
-            try body(
-                StoredUnit(
-                    digest: digest.withUnsafeBytes { UnitDigest(bytes: $0) }, keys: units.blob(1),
-                    pinned: units.int64(2) != 0))
+        guard try tableExists("_sluice_unit_pages") else { return }
+        let pages = try SQLiteStatement(connection, "SELECT units FROM _sluice_unit_pages ORDER BY first", action)
+        while try pages.step(action) {
+            for unit in try units(of: pages.blob(0), action) { try body(unit) }
         }
     }
 
     /// Deletes the units of `removed` and inserts (or replaces) those of
     /// `saved`, in one transaction; the `last` call of a run also marks the
-    /// set valid. O(units) statements on the digest's index.
+    /// set valid. Each page a change falls in is read, merged and written
+    /// again: a run that only adds units in digest order (a first import)
+    /// writes each page once; a change in the middle of the set costs a page.
     package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {
         let action = "saving the record digests"
+        // In digest order; of one digest's changes, removals first, then the
+        // saves in their order, so that the last save wins as it did per row.
+        var changes = removed.map { (digest: $0, unit: StoredUnit?.none) } + saved.map { ($0.digest, $0) }
+        if !changes.indices.dropFirst().allSatisfy({ changes[$0 - 1].digest < changes[$0].digest }) {
+            let order = changes.indices.sorted {
+                changes[$0].digest != changes[$1].digest ? changes[$0].digest < changes[$1].digest : $0 < $1
+            }
+            changes = order.map { changes[$0] }
+        }
         try connection.begin(action)
         do throws(StoreError) {
-            let delete = try SQLiteStatement(connection, "DELETE FROM _sluice_units WHERE digest = ?", action)
-            for digest in removed {
-                delete.rewind()
-                delete.bind(1, digest.bytes)
-                try delete.run(action)
-            }
-            let insert = try SQLiteStatement(
-                connection, "INSERT OR REPLACE INTO _sluice_units (digest, keys, pinned) VALUES (?, ?, ?)", action)
-            for unit in saved {
-                insert.rewind()
-                insert.bind(1, unit.digest.bytes)
-                insert.bind(2, unit.keys)
-                insert.bind(3, Int64(unit.pinned ? 1 : 0))
-                try insert.run(action)
+            let pages = try UnitPageStatements(connection, action)
+            var start = 0
+            while start < changes.count {
+                // The page the change falls in: the last whose first digest is
+                // not after it, else the first; its changes end at the next page.
+                let page = try pages.holding(changes[start].digest)
+                var end = start + 1
+                while end < changes.count && page.next.map({ changes[end].digest < $0 }) ?? true { end += 1 }
+                var kept: [StoredUnit] = []
+                if let bytes = page.bytes { kept = try units(of: bytes, action) }
+                if let first = page.first { try pages.delete(first) }
+                try pages.write(UnitPage.merge(kept, changes[start..<end]))
+                start = end
             }
             if last { try connection.execute("UPDATE _sluice_digest_state SET valid = 1", action) }
             try connection.commit(action)
@@ -110,7 +118,38 @@ extension SQLiteStore {
         }
     }
 
+    private func units(of page: [UInt8], _ action: String) throws(StoreError) -> [StoredUnit] {
+        guard let units = UnitPage.decode(page) else {
+            throw StoreError(
+                path: connection.path, action: action, message: "a page of record digests is malformed",
+                cause: .corrupt)
+        }
+        return units
+    }
+
+    /// What `sluice status` shows of the digest set on `connection`, nil
+    /// when the store keeps none. One scan of the unit pages.
+    static func digestStatus(_ connection: SQLiteConnection) throws(StoreError) -> DigestStatus? {
+        let action = "reading the record digests"
+        guard try tableExists("_sluice_digest_state", connection) else { return nil }
+        let pages = try tableExists("_sluice_unit_pages", connection)
+        let state = try SQLiteStatement(
+            connection,
+            "SELECT valid, "
+                + (pages
+                    ? "(SELECT coalesce(sum(count), 0) FROM _sluice_unit_pages), "
+                        + "(SELECT coalesce(sum(length(units)), 0) FROM _sluice_unit_pages) "
+                    : "0, 0 ")
+                + "FROM _sluice_digest_state WHERE id = 1", action)
+        guard try state.step(action) else { return nil }
+        return DigestStatus(units: Int(state.int64(1)), bytes: state.int64(2), valid: state.int64(0) != 0)
+    }
+
     private func tableExists(_ name: String) throws(StoreError) -> Bool {
+        try Self.tableExists(name, connection)
+    }
+
+    private static func tableExists(_ name: String, _ connection: SQLiteConnection) throws(StoreError) -> Bool {
         try !connection.strings(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name = \(literal(name))", column: 0,
             "reading the store's tables"

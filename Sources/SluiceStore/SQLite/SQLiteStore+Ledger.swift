@@ -221,6 +221,7 @@ extension SQLiteStore {
                 "SELECT count(*) FROM \(quoted(name))", column: 0, "counting \(quoted(name))")
             status.tables.append(TableRows(name: name, rows: Int(count.first ?? "") ?? 0))
         }
+        status.digests = try digestStatus(connection)
         if let columns = try runColumns(connection) {
             status.runs = try runs(
                 SQLiteStatement(

@@ -1,0 +1,88 @@
+import SluiceBatching
+import SluiceRecords
+
+/// The statements that read and write `_sluice_unit_pages`
+/// (``SQLiteStore``'s record digests, ``UnitPage``), prepared once per save.
+final class UnitPageStatements {
+    /// A page found for a digest: its first digest and bytes (nil when the
+    /// table is empty), and the first digest of the page after it.
+    struct Found {
+        var first: [UInt8]?
+        var bytes: [UInt8]?
+        var next: UnitDigest?
+    }
+
+    private let action: String
+    private let atOrBefore: SQLiteStatement
+    private let firstPage: SQLiteStatement
+    private let after: SQLiteStatement
+    private let remove: SQLiteStatement
+    private let insert: SQLiteStatement
+
+    init(_ connection: SQLiteConnection, _ action: String) throws(StoreError) {
+        self.action = action
+        atOrBefore = try SQLiteStatement(
+            connection, "SELECT first, units FROM _sluice_unit_pages WHERE first <= ? ORDER BY first DESC LIMIT 1",
+            action)
+        firstPage = try SQLiteStatement(
+            connection, "SELECT first, units FROM _sluice_unit_pages ORDER BY first LIMIT 1", action)
+        after = try SQLiteStatement(
+            connection, "SELECT first FROM _sluice_unit_pages WHERE first > ? ORDER BY first LIMIT 1", action)
+        remove = try SQLiteStatement(connection, "DELETE FROM _sluice_unit_pages WHERE first = ?", action)
+        insert = try SQLiteStatement(
+            connection, "INSERT INTO _sluice_unit_pages (first, count, units) VALUES (?, ?, ?)", action)
+    }
+
+    /// The page `digest` falls in: the last whose first digest is not after
+    /// it, else the first page. Two lookups on the table's key.
+    func holding(_ digest: UnitDigest) throws(StoreError) -> Found {
+        atOrBefore.rewind()
+        atOrBefore.bind(1, digest.bytes)
+        var found = Found()
+        if try atOrBefore.step(action) {
+            found.first = atOrBefore.blob(0)
+            found.bytes = atOrBefore.blob(1)
+        } else {
+            firstPage.rewind()
+            if try firstPage.step(action) {
+                found.first = firstPage.blob(0)
+                found.bytes = firstPage.blob(1)
+            }
+        }
+        atOrBefore.rewind()
+        firstPage.rewind()
+        guard let first = found.first else { return found }
+        after.rewind()
+        after.bind(1, first)
+        if try after.step(action) { found.next = after.blob(0).withUnsafeBytes { UnitDigest(bytes: $0) } }
+        after.rewind()
+        return found
+    }
+
+    /// Deletes the page whose first digest is `first`.
+    func delete(_ first: [UInt8]) throws(StoreError) {
+        remove.rewind()
+        remove.bind(1, first)
+        _ = try remove.run(action)
+    }
+
+    /// Writes `units` (in digest order) as pages of at most
+    /// ``UnitPage/capacity`` units, as even as they divide.
+    func write(_ units: [StoredUnit]) throws(StoreError) {
+        guard !units.isEmpty else { return }
+        let pages = (units.count + UnitPage.capacity - 1) / UnitPage.capacity
+        var bytes: [UInt8] = []
+        for page in 0..<pages {
+            let lower: Int = units.count * page / pages
+            let upper: Int = units.count * (page + 1) / pages
+            let range = lower..<upper
+            bytes.removeAll(keepingCapacity: true)
+            for unit in units[range] { UnitPage.append(unit, to: &bytes) }
+            insert.rewind()
+            insert.bind(1, units[range.lowerBound].digest.bytes)
+            insert.bind(2, Int64(range.count))
+            insert.bind(3, bytes)
+            _ = try insert.run(action)
+        }
+    }
+}
