@@ -1,5 +1,5 @@
 import SluiceBatching
-import SluiceRecords
+@_spi(Machinery) import SluiceRecords
 
 /// Everything an import asks of its store, in the importer's terms: tables
 /// for the mapping, key-ordered batches applied with their checkpoint in one
@@ -62,6 +62,12 @@ package protocol ImportStore: AnyObject {
     /// and of the parents their delete scope names; a resumed run keeps the
     /// keys recorded before.
     func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
+    /// Records the keys of `keys` (rows whose key columns of `schema` are
+    /// set, the rest absent) as seen by the run when `schema`'s keys are
+    /// tracked: the keys of units a run skipped (docs/record-digests.md),
+    /// which a full run would have written. One transaction; a store that
+    /// does not track the table does nothing.
+    func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError)
     /// Whether the run recorded any key of `schema`.
     func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool
     /// How many rows ``deleteMissing(_:links:)`` would delete from

@@ -41,6 +41,7 @@ package final class NullStore: ImportStore, KeepsNoDigests {
     package func clearCheckpoints(_ inputs: [String]) throws(StoreError) {}
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? { nil }
     package func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError) {}
+    package func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError) {}
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool { false }
     package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
         MissingRows(missing: 0, stored: 0)

@@ -63,7 +63,9 @@ enum DifferentialSync {
     /// succeed did not.
     static func perform(_ planned: SyncSequence.PlannedStep, on side: inout Side) throws -> String? {
         let base = ["import", "--mapping", planned.mapping, "--into", side.into] + side.arguments
-        func sweep(_ on: Bool) -> [String] { on ? ["--delete-missing"] : [] }
+        func sweep(_ on: Bool) -> [String] {
+            on ? ["--delete-missing"] + (planned.allowEmptyDelete ? ["--allow-empty-delete"] : []) : []
+        }
         switch planned.step {
         case .dump(let dump, let deleteMissing, let orderInput, let standardInput):
             let order = orderInput ? ["--order", "input"] : []
@@ -143,7 +145,7 @@ enum DifferentialSync {
     /// marked, and what went wrong.
     static func report(_ sequence: SyncSequence, failedAt index: Int, _ what: String) -> String {
         let steps = sequence.steps.enumerated().map { number, planned in
-            "\(number == index ? "→" : " ") \(number + 1). \(planned.step)"
+            "\(number == index ? "→" : " ") \(number + 1). \(planned)"
         }
         return "seed \(sequence.seed), after step \(index + 1): \(what)\nsteps:\n" + steps.joined(separator: "\n")
     }

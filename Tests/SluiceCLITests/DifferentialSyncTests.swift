@@ -109,7 +109,7 @@ import Testing
                 seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
                 directory: TestPaths.temporaryDirectory())
             for (index, planned) in sequence.steps.enumerated() {
-                let text = "\(planned.step)"
+                let text = "\(planned)"
                 for kind in Self.kinds where text.contains(kind) { seen.insert(kind) }
                 guard index > 0, case .changeFile = sequence.steps[index - 1].step, let files = planned.step.dump?.files
                 else { continue }
@@ -123,7 +123,8 @@ import Testing
 
     /// The words that mark each kind of step in its description.
     static let kinds = [
-        "--delete-missing", "--order input", "from standard input", "change file", "attribute extra added",
+        "--delete-missing", "--allow-empty-delete", "--order input", "from standard input", "change file",
+        "attribute extra added",
         "score's type made string", "killed", "interrupted (SIGINT)", "then --resume", "then a fresh run",
     ]
 

@@ -90,6 +90,53 @@ import Testing
         #expect(killedMidSweep >= 1, "no kill landed inside the sweep")
     }
 
+    /// A next day with `--delete-missing` that skips the records it kept
+    /// records their keys as seen before it parses: killed then, and resumed
+    /// (a resumed run parses every record) or run afresh, it ends where an
+    /// uninterrupted run does, and the run after a fresh one skips again
+    /// (before, a run that swept parsed every record).
+    @Test func aKillWhileSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
+        let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
+        let base = directory.appendingPathComponent("base.sqlite").path
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
+        let reference = directory.appendingPathComponent("reference.sqlite").path
+        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        let sync = ["import", "--mapping", mapping, "--delete-missing", most]
+        let stats = directory.appendingPathComponent("stats.json").path
+        func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
+        let clean = try runCommand(sluice, sync + ["--into", reference, "--stats-json", stats])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let first = try skipped()
+        #expect(first.contains(#""unchangedRecords": 27000"#), "\(first)")
+        let expected = dump(reference)
+        #expect(expected[0].count == 27_000)
+
+        var landed: Set<Bool> = []
+        for attempt in 0..<6 where landed.count < 2 {
+            let resume = attempt % 2 == 0
+            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
+            try FileManager.default.copyItem(atPath: base, toPath: store)
+            let seen = "SELECT count(*) FROM _sluice_seen_Event"
+            let wasKilled = try Self.killed(sync + ["--into", store]) {
+                Int(StoreReader(store).value(seen) ?? "0") ?? 0 > 0
+            }
+            let recorded = Int(StoreReader(store).value(seen) ?? "0") ?? 0
+            if wasKilled && recorded > 0 && StoreReader(store).count("Event") == 30_000 { landed.insert(resume) }
+            let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
+            #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
+            #expect(dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys seen, the store differs")
+            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
+            guard !resume && landed.contains(false) else { continue }
+            #expect(try runCommand(sluice, sync + ["--into", store, "--stats-json", stats]).status == 0)
+            let next = try skipped()
+            #expect(next.contains(#""unchangedRecords": 27000"#), "\(next)")
+            #expect(dump(store) == expected)
+        }
+        #expect(landed == [true, false], "kills landed while the keys were recorded, resumed then: \(landed)")
+    }
+
     /// Zero-config with integer keys imported twice: before the fix the key
     /// column was made TEXT from the first guess and the second run failed
     /// with `UNIQUE constraint failed`.

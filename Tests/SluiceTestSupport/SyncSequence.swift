@@ -62,7 +62,8 @@ public struct SyncSequence {
         public var extra = false
         /// Event's `score` type: `integer`, or `string` after a type change.
         public var scoreType = "integer"
-        /// Whether Event's delete-missing is limited to `region: north`.
+        /// Whether Event's delete-missing is limited to `region: north`, and
+        /// Note's to the notes whose actor the run saw (`delete-scope-parent`).
         public var scoped: Bool
     }
 
@@ -84,6 +85,16 @@ public struct SyncSequence {
             switch self {
             case .dump(let dump, _, _, _), .mappingChange(_, let dump, _), .stopped(let dump, _, _, _, _): return dump
             case .changeFile: return nil
+            }
+        }
+
+        /// Whether the step's runs sweep with `--delete-missing`.
+        public var deletesMissing: Bool {
+            switch self {
+            case .dump(_, let deleteMissing, _, _), .mappingChange(_, _, let deleteMissing),
+                .stopped(_, _, _, _, let deleteMissing):
+                return deleteMissing
+            case .changeFile: return false
             }
         }
 
@@ -117,11 +128,16 @@ public struct SyncSequence {
     }
 
     /// A step and the mapping both sides run it with.
-    public struct PlannedStep {
+    public struct PlannedStep: CustomStringConvertible {
         public var step: Step
         /// The mapping file of the step's runs (the change mapping for a
         /// change file).
         public var mapping: String
+        /// Whether a run that sweeps adds `--allow-empty-delete`: Tag, whose
+        /// rows only stubs make, is emptied (and the digests voided).
+        public var allowEmptyDelete = false
+
+        public var description: String { "\(step)\(allowEmptyDelete ? " --allow-empty-delete" : "")" }
     }
 
     /// The seed the sequence follows from.
@@ -162,14 +178,15 @@ public struct SyncSequence {
             } else {
                 steps.append(nextStep(records: records, current: current))
             }
+            if steps[steps.count - 1].step.deletesMissing { steps[steps.count - 1].allowEmptyDelete = chance(4) }
             current = steps[steps.count - 1].step.dump ?? current
         }
     }
 
     /// The mapping of a shape: Event (keyed, with a nested Actor found or
     /// created by id, tag links with stubs), and Note, a second route of
-    /// the same records (`kind: note`); for change files Event deletes the
-    /// records marked `deleted: true`.
+    /// the same records (`kind: note`, with its actor); for change files
+    /// Event deletes the records marked `deleted: true`.
     public static func mapping(_ shape: MappingShape, changeFile: Bool, format: Format = .jsonl) -> String {
         let records = format == .xml ? "/events/event" : "$"
         let tags = format == .xml ? "tag[*]" : "tags[*]"
@@ -201,7 +218,10 @@ public struct SyncSequence {
                 records: \(records)
                 key: id
                 filter: {kind: {equals: note}}
+            \(shape.scoped ? "    delete-scope-parent: actor\n" : "")\
                 attributes: {id: integer, region: string, title: string}
+                relationships:
+                  actor: {entity: Actor, source: actor}
             """
     }
 

@@ -24,9 +24,8 @@ enum DigestPolicy {
             }
             if !multiple { return "the records of one JSON document are not cut into units yet" }
         }
-        // A stub is made once, when its target is missing; only a sweep of
-        // the target's table can make a later run stub it again.
-        let swept = Set(compiled.mappers.filter(\.schema.deleteMissing).map(\.schema.name))
+        // A skipped unit's keys count as seen, but a deletion's key must not.
+        let tracked = SeenKeys.tracked(compiled.mappers.map(\.schema))
         for (entity, mapper) in compiled.mappers.enumerated() {
             let name = mapper.schema.name
             if mapper.runsHooks { return "\(name) runs hooks" }
@@ -34,17 +33,24 @@ enum DigestPolicy {
             if mapper.schema.keyColumns.isEmpty && compiled.derivedKeys[entity] == nil {
                 return "\(name) has no key: each run creates its rows"
             }
-            if mapper.schema.references.contains(where: { $0.missing == .stub && swept.contains($0.targetTable) }) {
-                return "\(name) stubs missing references in a table delete-missing sweeps"
+            if tracked[entity] && compiled.deletes(entity) {
+                return "\(name) deletes records in a run that sweeps it with delete-missing"
             }
-        }
-        if let link = compiled.links.first(where: { $0.missing == .stub && swept.contains($0.targetTable) }) {
-            return "\(link.name) stubs missing targets in a table delete-missing sweeps"
         }
         for relations in compiled.relations where relations.contains(where: { $0.keyless == .create }) {
             return "a keyless relationship creates a row each run"
         }
         return nil
+    }
+
+    /// The tables a reference or link of `compiled` stubs missing targets
+    /// into. A stub is made once, when its target is missing: once a sweep
+    /// deletes rows of such a table, running a unit that names one of them
+    /// again would stub it again, so the units are not trusted until a run
+    /// parses them all (``ImportPipeline/sweepMissing(_:)``).
+    static func stubTargets(_ compiled: CompiledMapping) -> Set<String> {
+        let references = compiled.mappers.flatMap { $0.schema.references.filter { $0.missing == .stub } }
+        return Set(references.map(\.targetTable) + compiled.links.filter { $0.missing == .stub }.map(\.targetTable))
     }
 
     /// What decides the rows a unit produces, or whether it is accepted, as

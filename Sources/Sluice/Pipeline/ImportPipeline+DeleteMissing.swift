@@ -12,7 +12,11 @@ extension ImportPipeline {
     /// exceed, it deletes nothing, keeps the seen keys (a resume sweeps with
     /// them) and throws ``ImportError/deletionLimit(_:)``; a dry run sweeps
     /// all the same, to report what `--delete-missing` would delete, and
-    /// notes the refusal in ``wouldFail``.
+    /// notes the refusal in ``wouldFail``. In a run that keeps record
+    /// digests, the set is marked invalid before the first sweep of a table
+    /// that references stub into (``DigestPolicy/stubTargets(_:)``), and
+    /// valid again after the sweeps unless one of those deleted a row: then
+    /// the next run parses every record, and a warning says so.
     func sweepMissing(_ warnings: inout [String]) throws(ImportError) {
         var refusal: String?
         do throws(StoreError) {
@@ -39,10 +43,29 @@ extension ImportPipeline {
             }
             if let limit = options.maxDelete { refusal = try deletionsBeyond(limit, swept) }
             if refusal == nil || options.dryRun {
+                let stubbed = DigestPolicy.stubTargets(compiled)
+                var trusted: Bool?
+                var stubsDeleted: [String] = []
                 for entity in swept {
                     let schema = compiled.mappers[entity].schema
+                    // Untrusted before a deletion that could make a unit's re-run stub again.
+                    if stubbed.contains(schema.name) && parseSide.recorder != nil && trusted == nil {
+                        trusted = try store.digestSet()?.valid == true
+                        if trusted == true { try store.voidDigests() }
+                    }
                     storeSide.reportProgress(.deleting, table: schema.name)
-                    storeSide.counts[entity].deleted += try store.deleteMissing(schema, links: compiled.links)
+                    let deleted = try store.deleteMissing(schema, links: compiled.links)
+                    storeSide.counts[entity].deleted += deleted
+                    if deleted > 0 && stubbed.contains(schema.name) { stubsDeleted.append(schema.name) }
+                }
+                if trusted == true {
+                    if stubsDeleted.isEmpty {
+                        try store.saveUnits([], removing: [], last: true)
+                    } else {
+                        warnings.append(
+                            "record digests voided (delete-missing deleted rows of \(stubsDeleted.joined(separator: ", ")), "
+                                + "which missing references stub): the next run parses every record again")
+                    }
                 }
                 // A dry run leaves the seen keys to its rollback: ending them
                 // marks the run swept in a ledger that has no row for it.

@@ -49,10 +49,7 @@ extension ImportPipeline {
         let fingerprint = DigestPolicy.fingerprint(compiled, options)
         let kept = try store.digestSet()
         let secret = kept?.secret ?? newSecret()
-        // Delete-missing needs the keys of skipped units counted as seen: not yet.
-        let skips =
-            kept?.valid == true && kept?.fingerprint == fingerprint
-            && !compiled.mappers.contains { $0.schema.deleteMissing }
+        let skips = kept?.valid == true && kept?.fingerprint == fingerprint
         try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
         let plan =
             skips

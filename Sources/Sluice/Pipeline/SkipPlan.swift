@@ -8,7 +8,8 @@ import SluiceParsers
 /// anything, ``plan(_:store:)``:
 /// 1. reads every input once, cutting it into units and hashing each;
 /// 2. joins the digests, sorted, with the store's units in digest order:
-///    units it kept are skipped (unless pinned), new ones selected, and the
+///    units it kept are skipped (unless pinned), their keys counted as seen
+///    by a run that sweeps (``SkippedKeys``), new ones selected, and the
 ///    kept units the inputs no longer have are ``removed``;
 /// 3. parses the selected units without writing them (a probe), to learn
 ///    the keys they produce and what they contribute to each;
@@ -56,7 +57,7 @@ final class SkipPlan {
         if refusal != nil { return selectAll(inputs) }
         let sorted: SortedDigests
         do { sorted = try hashed.sorted() } catch { throw .spill(error) }
-        try join(sorted, store: store, kept: kept)
+        try join(sorted, store: store, kept: kept, seen: SkippedKeys(store: store, compiled: compiled))
         guard selection.count > 0 else { return }
         let probed = try probe(inputs)
         guard let probed else {
@@ -99,28 +100,39 @@ final class SkipPlan {
     }
 
     /// Merges the run's sorted digests with the store's units: selects new
-    /// and pinned units, sends the skipped ones to `kept`, lists the removed.
-    private func join(_ run: SortedDigests, store: any ImportStore, kept: DigestSorter) throws(ImportError) {
+    /// and pinned units, sends the skipped ones to `kept` and their keys to
+    /// `seen` (a run that sweeps), lists the removed.
+    private func join(
+        _ run: SortedDigests, store: any ImportStore, kept: DigestSorter, seen: SkippedKeys?
+    ) throws(ImportError) {
         var failure: SpillError?
         var next: DigestEntry?
         do { next = try run.next()?.entry } catch { throw .spill(error) }
         do {
-            try store.forEachUnit { unit in
+            try store.forEachUnit { (unit) throws(StoreError) in
                 do throws(SpillError) {
                     while let entry = next, entry.digest < unit.digest {
                         select(entry.payload)
                         next = try run.next()?.entry
                     }
-                    guard let entry = next, entry.digest == unit.digest else {
-                        removed.append(unit.digest)
-                        return
-                    }
+                } catch {
+                    failure = failure ?? error
+                    return
+                }
+                guard next?.digest == unit.digest else {
+                    removed.append(unit.digest)
+                    return
+                }
+                // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
+                var skips = !unit.pinned
+                if skips, let seen { skips = try seen.add(unit.keys) }
+                do throws(SpillError) {
                     while let entry = next, entry.digest == unit.digest {
-                        if unit.pinned {
-                            select(entry.payload)
-                        } else {
+                        if skips {
                             try kept.add(entry)
                             skipped += 1
+                        } else {
+                            select(entry.payload)
                         }
                         next = try run.next()?.entry
                     }
@@ -128,6 +140,7 @@ final class SkipPlan {
                     failure = failure ?? error
                 }
             }
+            try seen?.finish()
         } catch {
             throw .store(error)
         }

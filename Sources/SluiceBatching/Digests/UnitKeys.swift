@@ -27,6 +27,24 @@ package enum UnitKeys {
         return bytes + entry.key
     }
 
+    /// Appends a row to `rows` holding `key` (an entry's key) in `columns`,
+    /// the entity's key columns, every other cell absent: the form in which
+    /// a store records the keys of a unit a run skipped as seen. False, with
+    /// no row added, when the key is malformed. The key is decoded as a row
+    /// of the sort's runs is (``RowCoding/decode(_:into:)``): two small
+    /// allocations a key, in runs that sweep only.
+    package static func appendKeyRow(_ key: [UInt8], columns: [Int], to rows: inout RowArena) -> Bool {
+        var body: [UInt8] = []
+        RowCoding.appendVarint(0, to: &body)
+        RowCoding.appendVarint(UInt64(columns.count) << 1, to: &body)
+        body += key
+        var cells = RowArena(columnCount: columns.count)
+        guard body.withUnsafeBytes({ RowCoding.decode($0, into: &cells) }), cells.rowCount == 1 else { return false }
+        rows.beginRow(ordinal: 0)
+        for (index, column) in columns.enumerated() { rows.set(column, rows.copy(cells[0, index], from: cells)) }
+        return true
+    }
+
     /// Appends the start of an entry to `out`: its table and key, which
     /// ``appendContribution(_:to:)`` then completes.
     static func appendKey(table: Int, _ key: [UInt8], to out: inout [UInt8]) {

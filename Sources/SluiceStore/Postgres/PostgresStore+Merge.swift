@@ -57,6 +57,25 @@ extension PostgresStore {
         return counts
     }
 
+    /// Records the keys of `keys` as seen when `schema`'s entity's keys are
+    /// tracked: staged as a batch's rows are (one `COPY`), then one insert
+    /// into the seen-keys table, in one transaction.
+    package func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError) {
+        guard seenTracked.contains(schema.name), keys.rowCount > 0 else { return }
+        try beginGroup()
+        do throws(StoreError) {
+            let table = try table(for: schema)
+            let stage = try stageTable(table)
+            let order = Array(0..<keys.rowCount)
+            try copyRows(keys, order, Array(repeating: 0, count: order.count), into: stage, table)
+            try markSeen(stage, table)
+            try commitGroup()
+        } catch {
+            rollbackGroup()
+            throw error
+        }
+    }
+
     /// The temporary table this connection copies `table`'s batches into:
     /// the group number, then a column per table column, of its staging
     /// type. Made again when the table gained columns.

@@ -72,6 +72,25 @@ extension SQLiteStore {
         }
     }
 
+    /// Records the keys of `keys` as seen, in one transaction, when
+    /// `schema`'s entity's keys are tracked. One insert per key into the
+    /// seen-keys table's primary key.
+    package func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError) {
+        // A table the store does not hold has no rows to sweep.
+        guard seenTracked.contains(schema.name), keys.rowCount > 0, let table = tables[schema.name] else { return }
+        let action = "recording the keys of skipped records of \(quoted(schema.name)) as seen"
+        try connection.begin(action)
+        do throws(StoreError) {
+            try keys.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+                try markSeen(keys, Array(0..<keys.rowCount), bytes, table)
+            }
+            try connection.commit(action)
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
+
     /// Whether this run (or the interrupted run it resumes) recorded any key
     /// of `schema`'s entity as seen.
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {

@@ -10,6 +10,18 @@ extension MemoryStore {
         if !resuming { try transaction { state.seenKeys[schema.name] = nil } }
     }
 
+    func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError) {
+        guard seenTracked.contains(schema.name) else { return }
+        try transaction {
+            for row in 0..<keys.rowCount {
+                let key = schema.keyColumns.map {
+                    MemoryAffinity(schema.columns[$0].type).stored(MemoryValue(keys, keys[row, $0]))
+                }
+                state.seenKeys[schema.name, default: []].insert(key)
+            }
+        }
+    }
+
     func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
         !(state.seenKeys[schema.name]?.isEmpty ?? true)
     }

@@ -1,0 +1,62 @@
+import SluiceBatching
+@_spi(Machinery) import SluiceRecords
+
+/// In a run that skips units and sweeps with delete-missing, the keys of the
+/// units it skips, which a full run would have written: recorded as seen
+/// (``ImportStore/markSeen(_:of:)``) in the entities whose keys the store
+/// tracks (``SeenKeys/tracked(_:)``), so that the sweep deletes what a full
+/// run's would. Fed by ``SkipPlan``'s join, which meets every kept unit in
+/// digest order: no second scan of the units. Memory: ``rowsPerWrite`` keys
+/// per entity; cost: one decode and one insert into the seen-keys table's
+/// primary key per key.
+final class SkippedKeys {
+    /// Keys gathered per entity before they are written, in one transaction.
+    static let rowsPerWrite = 10_000
+
+    private let store: any ImportStore
+    private let schemas: [TableSchema]
+    /// Per entity: the keys not written yet, nil when its keys are not tracked.
+    private var pending: [RowArena?]
+    /// Keys recorded so far, every entity.
+    private(set) var recorded = 0
+
+    /// Nil when the run tracks no entity's keys (it does not sweep).
+    init?(store: any ImportStore, compiled: CompiledMapping) {
+        schemas = compiled.mappers.map(\.schema)
+        let tracked = SeenKeys.tracked(schemas)
+        guard tracked.contains(true) else { return nil }
+        self.store = store
+        pending = zip(schemas, tracked).map { $1 ? RowArena(columnCount: $0.columns.count) : nil }
+    }
+
+    /// Gathers the keys of a skipped unit's entries (``UnitKeys``) in tracked
+    /// entities, writing an entity's once ``rowsPerWrite`` are gathered.
+    /// False when the entries do not read (a store written by something
+    /// else): the run parses the unit instead, which records its keys.
+    func add(_ keys: [UInt8]) throws(StoreError) -> Bool {
+        guard UnitKeys.forEach(keys, { _ in }) else { return false }
+        var readable = true
+        _ = UnitKeys.forEach(keys) { entry in
+            guard entry.table < pending.count, pending[entry.table] != nil else { return }
+            readable =
+                UnitKeys.appendKeyRow(entry.key, columns: schemas[entry.table].keyColumns, to: &pending[entry.table]!)
+                && readable
+        }
+        for entity in pending.indices where (pending[entity]?.rowCount ?? 0) >= Self.rowsPerWrite {
+            try write(entity)
+        }
+        return readable
+    }
+
+    /// Writes the keys still gathered.
+    func finish() throws(StoreError) {
+        for entity in pending.indices { try write(entity) }
+    }
+
+    private func write(_ entity: Int) throws(StoreError) {
+        guard let keys = pending[entity], keys.rowCount > 0 else { return }
+        try store.markSeen(keys, of: schemas[entity])
+        recorded += keys.rowCount
+        pending[entity]?.removeAll()
+    }
+}
