@@ -99,6 +99,11 @@ final class ImportPipeline {
             resumePoints: resumePoints,
             resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         parseSide.recorder = recorder
+        if ParseWorkers.refusal(compiled, options, keepsDigests: recorder != nil) == nil {
+            parseSide.workers = ParseWorkers(
+                count: options.threads, compiled: compiled, options: options, exchange: exchange,
+                spillDirectory: sortDirectory)
+        }
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
             startTime: startTime,
@@ -110,6 +115,7 @@ final class ImportPipeline {
     }
 
     deinit {
+        parseSide.workers?.stop()
         exchange.groups.fail()
         storeWorker?.join()
     }
