@@ -181,6 +181,24 @@ import Testing
         #expect(results[1].1 == results[0].1)
     }
 
+    /// Values over 256 KiB go to the run's one side file from every
+    /// thread; each record here is an item of its own.
+    @Test func largeValuesFromSeveralThreadsAreStoredWhole() throws {
+        let kind = { (id: Int) in String(repeating: "v\(id)", count: 150_000) }
+        let lines = (1...6).map { id in #"{"id": \#(id), "kind": "\#(kind(id))", "score": \#(id)}"# }
+        let events = TestPaths.file("large.jsonl", lines.joined(separator: "\n") + "\n")
+        var dumps: [[String: [String]]] = []
+        for threads in [1, 3] {
+            let path = store("large-\(threads).sqlite")
+            let run = try runCommand(sluice, arguments(path, events, threads: threads))
+            #expect(run.status == 0, "\(run.stderr)")
+            let kinds = StoreReader(path).rows("SELECT kind FROM Event ORDER BY id").map { $0.first ?? nil }
+            #expect(kinds == (1...6).map(kind))
+            dumps.append(dump(path))
+        }
+        #expect(dumps[1] == dumps[0])
+    }
+
     @Test func threadsOutOfRangeAreRefused() throws {
         let run = try runCommand(
             sluice, arguments(store("zero-threads.sqlite"), input("one.jsonl", count: 1), threads: 0))

@@ -102,7 +102,7 @@ final class ImportPipeline {
         if ParseWorkers.refusal(compiled, options, keepsDigests: recorder != nil) == nil {
             parseSide.workers = ParseWorkers(
                 count: options.threads, compiled: compiled, options: options, exchange: exchange,
-                spillDirectory: sortDirectory)
+                spill: parseSide.spill)
         }
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
@@ -115,8 +115,8 @@ final class ImportPipeline {
     }
 
     deinit {
-        parseSide.workers?.stop()
         exchange.groups.fail()
+        parseSide.workers?.stop()
         storeWorker?.join()
     }
 

@@ -32,7 +32,6 @@ final class InputSplit {
         self.compressed = compressed
         self.skipThrough = skipThrough
         self.scanner = scanner
-        pending.reserveCapacity(ParseWorkers.itemBytes)
     }
 }
 
@@ -64,7 +63,7 @@ extension ParseSide {
     /// to the workers (waiting while the next worker's queue is full).
     /// O(bytes): the scan and one copy.
     func feedWorkers(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
-        guard let split else { return }
+        guard let split, let itemBytes = workers?.itemBytes else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
         if fileIdentity(split.name) == nil { try followStream(bytes) }
@@ -77,7 +76,7 @@ extension ParseSide {
             split.units = boundary.ordinal
             split.inUnit = true
             let at = boundary.offsetInChunk
-            guard split.pending.count + at - from >= ParseWorkers.itemBytes else { return }
+            guard split.pending.count + at - from >= itemBytes else { return }
             split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
             from = at
             try dispatch(last: false, next: boundary)
@@ -129,7 +128,7 @@ extension ParseSide {
             bytesBefore: split.start?.byteOffset ?? 0, identity: fileIdentity(split.name) ?? streamIdentity,
             rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore)
         split.pending = []
-        split.pending.reserveCapacity(ParseWorkers.itemBytes)
+        split.pending.reserveCapacity(workers.itemBytes)
         split.start = next
         try workers.dispatch(item)
     }

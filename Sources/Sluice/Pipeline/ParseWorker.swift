@@ -47,19 +47,15 @@ enum ParseResult: Sendable {
     /// The item failed; the worker stops.
     case failed(ImportError)
 
-    /// The bytes a group holds, for the result queue's bound.
-    var byteSize: Int {
-        if case .group(let group) = self { return group.byteSize }
-        return 0
-    }
 }
 
 /// One parse thread of a run that parses on several (``ParseWorkers``): its
-/// own parser, record assembler, batcher and side file of large values. It
+/// own parser, record assembler and batcher; the run's side file of large
+/// values is shared. It
 /// takes items from its queue in order, places its parser at each item's
 /// start, parses it and cuts the rows it produced as groups onto its result
 /// queue, then marks the item done. Memory: its queued item, the item being
-/// parsed, the group being filled and one queued group.
+/// parsed, the group being filled and one queued result.
 final class ParseWorker: RecordSink {
     let compiled: CompiledMapping
     let options: ImportOptions
@@ -75,16 +71,16 @@ final class ParseWorker: RecordSink {
     /// Set when the result queue refused a group: the run is stopping.
     private var refused = false
 
-    /// A worker for `compiled` under `options`, spilling large values in
-    /// `spillDirectory`, stopped early by `cancelled`.
-    init(compiled: CompiledMapping, options: ImportOptions, spillDirectory: String, cancelled: Flag) {
+    /// A worker for `compiled` under `options`, spilling large values into
+    /// the run's `spill`, stopped early by `cancelled`.
+    init(compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag) {
         self.compiled = compiled
         self.options = options
         self.cancelled = cancelled
         batcher = Batcher(compiled, limits: options.batch)
-        spill = ValueSpill(directory: spillDirectory)
+        self.spill = spill
         items = BlockingQueue(capacity: 1)
-        results = BlockingQueue(capacity: 2, weightLimit: options.batch.maxBytes) { $0.byteSize }
+        results = BlockingQueue(capacity: 1)
     }
 
     /// The thread's loop: parses items until the queue closes or fails, or
