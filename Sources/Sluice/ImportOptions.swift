@@ -61,6 +61,20 @@ public struct ImportOptions: Sendable, Equatable {
     /// than sluice wrote, and for comparing a run that skips with one that
     /// does not.
     public var noSkip = false
+    /// Threads that parse and map records (at least 1; default 1: on a
+    /// 2-core machine the store thread bounds the run, and 2 threads measured
+    /// 0.86× the wall of one into SQLite, docs/performance.md). A run with any number gives what a run with one
+    /// gives: the same store, report, record numbers and errors. JSON Lines
+    /// (and JSON whose record path is `$`) are cut at record boundaries into
+    /// items of 256 KiB that the threads parse and map, their rows reaching
+    /// the store in input order; reading and decompressing keep their own
+    /// thread. Other runs parse on one thread whatever this says: XML, JSON
+    /// records below the top level, runs that keep record digests (the
+    /// default for JSON Lines files into SQLite; ``noSkip`` keeps none),
+    /// `--order input`, zero-config imports and mappings with hooks. Each
+    /// thread holds about 1.5 MiB while it works. Not part of a run's
+    /// identity: a resume may use another number.
+    public var threads = 1
 
     /// The defaults.
     public init() {}

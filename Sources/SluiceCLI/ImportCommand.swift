@@ -118,6 +118,12 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Bytes read and parsed at a time.")
     var chunkSize = Input.defaultChunkSize
 
+    @Option(
+        help:
+            "Threads that parse and map records (default 1). JSON Lines only, in runs that keep no record digests; any number gives the same result."
+    )
+    var threads: Int?
+
     @Option(help: "Largest record, in bytes.")
     var maxRecordBytes = RecordLimits().maxRecordBytes
 
@@ -149,6 +155,7 @@ struct ImportCommand: ParsableCommand {
             ("--sort-mib", sortMib, 1...4_096), ("--wal-checkpoint", walCheckpoint, 0...10_000_000),
             ("--max-record-bytes", maxRecordBytes, 1...(1 << 30)), ("--max-field-bytes", maxFieldBytes, 1...(1 << 30)),
             ("--max-depth", maxDepth, 1...100_000), ("--max-fields", maxFields, 1...100_000_000),
+            ("--threads", threads ?? 1, 1...1_024),
         ]
         for (name, value, range) in ranges where !range.contains(value) {
             throw ValidationError("\(name) must be from \(range.lowerBound) to \(range.upperBound); it is \(value).")
@@ -201,6 +208,7 @@ struct ImportCommand: ParsableCommand {
         options.resumeCommand = ResumeCommand.line(
             arguments: CommandLine.arguments, directory: FileManager.default.currentDirectoryPath, store: into)
         options.chunkSize = chunkSize
+        if let threads { options.threads = threads }
         options.order = order
         options.sort.memoryBytes = sortMib << 20
         options.sort.directory = sortDir

@@ -5,6 +5,7 @@ extension ImportPipeline {
     /// (every input was read completely and without error), records the run
     /// as completed and reports.
     func finish() throws(ImportError) -> ImportReport {
+        parseSide.workers?.stop()
         exchange.applySorted.set()
         exchange.groups.close()
         storeWorker?.join()
@@ -34,7 +35,7 @@ extension ImportPipeline {
             throw .cancelled
         }
         warnings += repeatedKeyWarnings()
-        for (entity, count) in parseSide.batcher.skipped.enumerated() { storeSide.counts[entity].skipped += count }
+        for (entity, count) in parseSide.skippedRows.enumerated() { storeSide.counts[entity].skipped += count }
         var report = makeReport()
         let dangling: [DanglingCount]
         storeSide.reportProgress(.checking)
@@ -106,12 +107,12 @@ extension ImportPipeline {
     /// combined, or the last one whole. Entities also found nested in other
     /// records are left out: a shared object recurring is what nesting means.
     func repeatedKeyWarnings() -> [String] {
-        let (batcher, counts) = (parseSide.batcher, storeSide.counts)
+        let (recordRows, nestedRows, counts) = (parseSide.recordRows, parseSide.nestedRows, storeSide.counts)
         return compiled.mappers.enumerated().compactMap { entity, mapper in
-            guard !mapper.schema.keyColumns.isEmpty, batcher.nestedRows[entity] == 0 else { return nil }
+            guard !mapper.schema.keyColumns.isEmpty, nestedRows[entity] == 0 else { return nil }
             let written =
                 counts[entity].inserted + counts[entity].updated + counts[entity].unchanged + counts[entity].skipped
-            let repeated = batcher.recordRows[entity] - written
+            let repeated = recordRows[entity] - written
             guard repeated > 0 else { return nil }
             let outcome: String
             switch (mapper.schema.mode, compiled.deletes(entity)) {
@@ -148,6 +149,7 @@ extension ImportPipeline {
     /// After a failure: let the store commit what was parsed before it, then
     /// stop.
     func drain() {
+        parseSide.workers?.stop()
         exchange.applySorted.set()
         exchange.groups.close()
         storeWorker?.join()

@@ -99,6 +99,11 @@ final class ImportPipeline {
             resumePoints: resumePoints,
             resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         parseSide.recorder = recorder
+        if ParseWorkers.refusal(compiled, options, keepsDigests: recorder != nil) == nil {
+            parseSide.workers = ParseWorkers(
+                count: options.threads, compiled: compiled, options: options, exchange: exchange,
+                spill: parseSide.spill)
+        }
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
             startTime: startTime,
@@ -111,6 +116,7 @@ final class ImportPipeline {
 
     deinit {
         exchange.groups.fail()
+        parseSide.workers?.stop()
         storeWorker?.join()
     }
 

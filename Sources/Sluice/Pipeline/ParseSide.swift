@@ -47,7 +47,12 @@ final class ParseSide: RecordSink {
     /// records each one's digest and keys.
     var recorder: UnitRecorder?
     /// Inputs begun so far (the current one's index among the run's, less one).
-    private var inputsBegun = 0
+    var inputsBegun = 0
+    /// The worker threads of a run that parses on several cores
+    /// (``ParseWorkers``), and the input they are parsing, which is then
+    /// cut into items here instead of parsed (``InputSplit``).
+    var workers: ParseWorkers?
+    var split: InputSplit?
 
     /// A parse side for `compiled`, cutting groups onto `exchange`; the
     /// inputs' `identities` and what a resume skips (`resumePoints`, and
@@ -69,7 +74,7 @@ final class ParseSide: RecordSink {
     }
 
     /// Records read so far, all inputs together.
-    var records: Int { recordsBefore + (input?.assembler.recordCount ?? 0) }
+    var records: Int { recordsBefore + (input?.assembler.recordCount ?? split?.units ?? 0) }
 
     /// Input bytes read so far, all inputs together (compressed bytes for
     /// compressed input).
@@ -83,6 +88,7 @@ final class ParseSide: RecordSink {
                 "\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)"
             )
         }
+        if try beginSplit(name: name, format: format, compressed: compressed) { return }
         let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
         assembler.skipThrough = resumePoints[name] ?? 0
         let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
@@ -102,6 +108,7 @@ final class ParseSide: RecordSink {
     /// Parses the next bytes of the current input; `raw` is how many bytes
     /// of the underlying file have been read so far.
     func feed(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        if split != nil { return try feedWorkers(bytes, raw: raw) }
         guard let input else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
@@ -128,6 +135,7 @@ final class ParseSide: RecordSink {
     /// Ends the current input: the parser must find the document complete;
     /// its remaining rows are queued with the input's final checkpoint.
     func endInput() throws(ImportError) {
+        if split != nil { return try endSplit() }
         guard let input else { return }
         // A parse fed only some units (or none) ends between values, and
         // numbers the input's records as a whole parse would.
@@ -192,6 +200,7 @@ final class ParseSide: RecordSink {
     /// to: the decompressed bytes parsed and the record being read (or the
     /// next one, between records).
     func damaged(_ error: InputError) -> ImportError {
+        if split != nil { return damagedSplit(error) }
         guard let assembler = input?.assembler else { return .input(error) }
         let record = assembler.isInRecord ? max(assembler.recordCount, 1) : assembler.recordCount + 1
         return .damagedInput(error, decompressedBytes: inputBytes, record: record)
@@ -201,14 +210,19 @@ final class ParseSide: RecordSink {
     /// it is in, or the store's failure when that stopped the parse.
     func translate(_ error: ParseError) -> ImportError {
         if storeStopped { return exchange.storeFailure }
+        guard let assembler = input?.assembler else { return .parse(error) }
+        return .parse(Self.numbered(error, by: assembler))
+    }
+
+    /// `error` with the number of the record it is in: the record being
+    /// assembled (or the one a handler rejected), else the next one.
+    static func numbered(_ error: ParseError, by assembler: RecordAssembler) -> ParseError {
         var error = error
-        if let assembler = input?.assembler {
-            let rejected: Bool
-            if case .rejected = error.reason { rejected = true } else { rejected = false }
-            error.location.record =
-                assembler.isInRecord || rejected ? max(assembler.recordCount, 1) : assembler.recordCount + 1
-        }
-        return .parse(error)
+        let rejected: Bool
+        if case .rejected = error.reason { rejected = true } else { rejected = false }
+        error.location.record =
+            assembler.isInRecord || rejected ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        return error
     }
 }
 

@@ -159,6 +159,13 @@ package struct UnitContext: Sendable, Equatable {
     /// start tag whose name a chunk cut): they come before the unit's bytes
     /// in the chunk of its start.
     package var carried: [UInt8] = []
+
+    /// A context; none (the default) is what a top-level value needs.
+    package init(open: [UInt8] = [], close: [UInt8] = [], carried: [UInt8] = []) {
+        self.open = open
+        self.close = close
+        self.carried = carried
+    }
 }
 
 /// How far a scan has come: the input offset of the current chunk, the

@@ -22,9 +22,12 @@ package struct ValueSpillError: Error, CustomStringConvertible {
 /// binds the row. The file is unlinked as soon as it is created (like the
 /// sort's run files), so it goes with the process whatever happens.
 ///
-/// Only the parse thread appends; any thread reads (`pread` at offsets it
-/// was handed through the pipeline's queue, which orders the write before
-/// the read), so the class is `@unchecked Sendable` without a lock.
+/// The parse threads append (a run that parses on several shares one file,
+/// so that every arena and run file names a single one): each append takes
+/// its place at the end under a lock, then writes it there; any thread
+/// reads (`pread` at offsets it was handed through the pipeline's queues,
+/// which order the write before the read). Checked `@unchecked Sendable`:
+/// what changes is changed under the lock.
 @_spi(Machinery) public final class ValueSpill: @unchecked Sendable {
     /// Values longer than this many bytes are spilled. Below it a value is
     /// carried in the arenas as before: 256 KiB keeps a batch of 8 MiB
@@ -47,38 +50,55 @@ package struct ValueSpillError: Error, CustomStringConvertible {
     /// longer spilled, they stay in the arenas as without a side file (a
     /// full disk costs memory, not the run; the sort's runs report it).
     private var failed = false
-    /// Why a value the parse thread read back (``readBack(from:into:)``)
+    /// Why a value a parse thread read back (``readBack(from:into:)``)
     /// could not be read; the assembler fails the record with it.
-    package private(set) var readFailure: String?
+    package var readFailure: String? { locked { failedRead } }
+    private var failedRead: String?
+    /// Guards `descriptor`'s opening, `end`, `failed` and `failedRead`.
+    private var mutex = pthread_mutex_t()
 
     /// A side file in `directory`, created with the first value spilled
     /// (most runs have none). O(1).
     @_spi(Machinery) public init(directory: String) {
         path = directory
+        pthread_mutex_init(&mutex, nil)
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        pthread_mutex_destroy(&mutex)
+    }
 
     /// Bytes written so far.
-    @_spi(Machinery) public var size: Int64 { end }
+    @_spi(Machinery) public var size: Int64 { locked { end } }
 
     /// Writes `bytes` at the end of the file and returns where they start;
-    /// nil when the write failed (and from then on). O(bytes), one `pwrite`.
+    /// nil when the write failed (and from then on). O(bytes), one `pwrite`
+    /// and the lock taken twice at most.
     @_spi(Machinery) public func append(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-        guard !failed, descriptor >= 0 || open() else { return nil }
-        let start = end
+        let place: Int64? = locked {
+            guard !failed, descriptor >= 0 || open() else { return nil }
+            defer { end += Int64(bytes.count) }
+            return end
+        }
+        guard let start = place else { return nil }
         var done = 0
         while done < bytes.count {
             let wrote = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(start) + off_t(done))
             if wrote < 0 && errno == EINTR { continue }
             guard wrote > 0 else {
-                failed = true
+                locked { failed = true }
                 return nil
             }
             done += wrote
         }
-        end += Int64(bytes.count)
         return start
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
     }
 
     /// Creates the file, unlinked at once; false (and no more spilling)
@@ -114,14 +134,15 @@ package struct ValueSpillError: Error, CustomStringConvertible {
     /// a failure in ``readFailure`` for the assembler to report after the
     /// record (a tree's readers cannot throw). O(bytes).
     package func readBack(from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) {
-        if let failure = read(from: offset, into: buffer), readFailure == nil { readFailure = failure }
+        guard let failure = read(from: offset, into: buffer) else { return }
+        locked { if failedRead == nil { failedRead = failure } }
     }
 
     /// Writes a copy of the `length` bytes at `offset` at the end of the
     /// file (an element's text that resumes after another value was spilled)
     /// and returns where it starts; nil when it cannot. O(length).
     package func appendCopy(from offset: Int64, length: Int) -> Int64? {
-        let start = end
+        let start = size
         var copied = true
         let failure = forEachChunk(from: offset, length: length) { piece in
             copied = append(piece) != nil

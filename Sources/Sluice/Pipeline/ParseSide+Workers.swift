@@ -1,0 +1,151 @@
+@_spi(Machinery) import SluiceRecords
+
+/// An input that the parse side cuts into items for ``ParseWorkers``
+/// instead of parsing it: the record-boundary scanner finds where each
+/// top-level value starts, and the bytes since the last item's start are
+/// handed over as the next item once they reach ``ParseWorkers/itemBytes``.
+final class InputSplit {
+    /// The input's place among the run's, name, format and compression, and
+    /// the records a resume skips in it.
+    let index: Int
+    let name: String
+    let format: InputFormat
+    let compressed: Bool
+    let skipThrough: Int
+    var scanner: RecordBoundaryScanner
+    /// The bytes of the next item so far, and where its first value starts
+    /// (`nil`: the input's start).
+    var pending: [UInt8] = []
+    var start: UnitBoundary?
+    /// Top-level values started so far (each one record), and whether the
+    /// bytes so far end inside one.
+    var units = 0
+    var inUnit = false
+
+    init(
+        index: Int, name: String, format: InputFormat, compressed: Bool, skipThrough: Int,
+        scanner: RecordBoundaryScanner
+    ) {
+        self.index = index
+        self.name = name
+        self.format = format
+        self.compressed = compressed
+        self.skipThrough = skipThrough
+        self.scanner = scanner
+    }
+}
+
+/// The parse side of a run that parses on several cores: it cuts each
+/// input it can into items for the workers, keeps the input's identity and
+/// counts, and reports what a single parse thread would report.
+extension ParseSide {
+    /// Starts input `name` as items for the workers when the run has them
+    /// and the input can be cut (the scanner accepts its record paths; not
+    /// standard input a resume must verify); `false` when it is parsed here.
+    func beginSplit(name: String, format: InputFormat, compressed: Bool) throws(ImportError) -> Bool {
+        guard workers != nil, fileIdentity(name) != nil || resumedStreams[name] == nil,
+            let scanner = try? RecordBoundaryScanner(
+                paths: compiled.routes.map(\.path), kind: compiled.documentKind, multipleValues: true, name: name)
+        else { return false }
+        split = InputSplit(
+            index: inputsBegun, name: name, format: format, compressed: compressed,
+            skipThrough: resumePoints[name] ?? 0, scanner: scanner)
+        inputsBegun += 1
+        inputBytes = 0
+        rawCurrent = 0
+        streamChecksum = 0
+        streamIdentity = nil
+        streamToVerify = nil
+        return true
+    }
+
+    /// Scans the next bytes of the current input and hands each full item
+    /// to the workers (waiting while the next worker's queue is full).
+    /// O(bytes): the scan and one copy.
+    func feedWorkers(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        guard let split, let itemBytes = workers?.itemBytes else { return }
+        if exchange.cancelled.isSet { throw .cancelled }
+        rawCurrent = raw
+        if fileIdentity(split.name) == nil { try followStream(bytes) }
+        var from = 0
+        try split.scanner.scan(bytes) { boundary, _ throws(ImportError) in
+            guard boundary.kind == .start else {
+                split.inUnit = false
+                return
+            }
+            split.units = boundary.ordinal
+            split.inUnit = true
+            let at = boundary.offsetInChunk
+            guard split.pending.count + at - from >= itemBytes else { return }
+            split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
+            from = at
+            try dispatch(last: false, next: boundary)
+        }
+        split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
+        inputBytes += Int64(bytes.count)
+    }
+
+    /// Ends the current input: its last item goes to the workers, whose
+    /// parser must find the input complete; returns once its groups are
+    /// queued for the store.
+    func endSplit() throws(ImportError) {
+        guard let split, let workers else { return }
+        try dispatch(last: true, next: nil)
+        try workers.endInput()
+        if split.units == 0 && resumePoints[split.name] == nil {
+            let paths = compiled.routes.map { "\($0.path)" }
+            inputWarnings.append(
+                "\(split.name): no record matched the mapping (record paths: \(paths.joined(separator: ", ")))")
+        }
+        recordsBefore += split.units
+        rawBefore += rawCurrent
+        rawCurrent = 0
+        self.split = nil
+    }
+
+    /// An error reading the current input: once the workers have parsed
+    /// every byte before it (a parse error there comes first, as it would
+    /// on one thread), the error with the record being read.
+    func damagedSplit(_ error: InputError) -> ImportError {
+        guard let split, let workers else { return .input(error) }
+        do throws(ImportError) {
+            try dispatch(last: false, next: nil)
+            try workers.endInput()
+        } catch {
+            return error
+        }
+        let record = split.inUnit ? max(split.units, 1) : split.units + 1
+        return .damagedInput(error, decompressedBytes: inputBytes, record: record)
+    }
+
+    /// Hands the pending bytes to the workers as an item (the input's
+    /// `last`), the next one starting at `next`.
+    private func dispatch(last: Bool, next: UnitBoundary?) throws(ImportError) {
+        guard let split, let workers else { return }
+        let item = ParseItem(
+            input: split.index, name: split.name, format: split.format, compressed: split.compressed,
+            skipThrough: split.skipThrough, bytes: split.pending, start: split.start, last: last,
+            bytesBefore: split.start?.byteOffset ?? 0, identity: fileIdentity(split.name) ?? streamIdentity,
+            rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore)
+        split.pending = []
+        split.pending.reserveCapacity(workers.itemBytes)
+        split.start = next
+        try workers.dispatch(item)
+    }
+
+    /// Records of each entity skipped (filtered out, or missing their key),
+    /// on this thread and the workers together; once the parse ended.
+    var skippedRows: [Int] { summed(\.skipped) }
+    /// Rows each entity received as records of their own, and as objects
+    /// nested in other records, on this thread and the workers together.
+    var recordRows: [Int] { summed(\.recordRows) }
+    var nestedRows: [Int] { summed(\.nestedRows) }
+
+    private func summed(_ count: KeyPath<Batcher, [Int]>) -> [Int] {
+        var total = batcher[keyPath: count]
+        for worker in workers?.workers ?? [] {
+            for (entity, rows) in worker.batcher[keyPath: count].enumerated() { total[entity] += rows }
+        }
+        return total
+    }
+}

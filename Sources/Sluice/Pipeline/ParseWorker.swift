@@ -1,0 +1,159 @@
+import SluiceBatching
+import SluiceParsers
+@_spi(Machinery) import SluiceRecords
+
+/// Whole records of one input for a ``ParseWorker``: the bytes from the
+/// first byte of a top-level value (or the input's start) to the first byte
+/// of the next item's (or the input's end), and where they start, so that
+/// the worker's parser reports the locations and record numbers of the
+/// whole input. Cut by the parse side (``ParseSide/feedWorkers(_:raw:)``).
+struct ParseItem: Sendable {
+    /// The input's place among the run's inputs; a worker begins a new
+    /// parser when it changes.
+    var input: Int
+    /// The input's name, for messages and checkpoints.
+    var name: String
+    /// The input's format and whether it was compressed.
+    var format: InputFormat
+    var compressed: Bool
+    /// Records up to this number are parsed but not mapped (a resume's).
+    var skipThrough: Int
+    /// The bytes.
+    var bytes: [UInt8]
+    /// Where the first value starts (its byte offset, line, column, record
+    /// number); `nil` for the input's first item, which starts at its first
+    /// byte (and so may begin with a byte order mark).
+    var start: UnitBoundary?
+    /// Whether the input ends with these bytes.
+    var last: Bool
+    /// What the groups cut in it carry: the input's bytes before the item,
+    /// its identity (standard input's: the prefix through the chunk the
+    /// item ends in), input bytes read so far and records of the earlier
+    /// inputs (for progress).
+    var bytesBefore: Int64
+    var identity: InputIdentity?
+    var rawBytes: Int64
+    var recordsBefore: Int
+}
+
+/// What a worker hands the forwarder, in item order.
+enum ParseResult: Sendable {
+    /// Rows of the current item (a full batcher's, or the item's last).
+    case group(BatchGroup)
+    /// The item is parsed and its rows handed over.
+    case itemDone
+    /// The worker was told the input ended (``ParseWorkers/endInput()``).
+    case inputEnded
+    /// The item failed; the worker stops.
+    case failed(ImportError)
+
+}
+
+/// One parse thread of a run that parses on several (``ParseWorkers``): its
+/// own parser, record assembler and batcher; the run's side file of large
+/// values is shared. It
+/// takes items from its queue in order, places its parser at each item's
+/// start, parses it and cuts the rows it produced as groups onto its result
+/// queue, then marks the item done. Memory: its queued item, the item being
+/// parsed, the group being filled and one queued result.
+final class ParseWorker: RecordSink {
+    let compiled: CompiledMapping
+    let options: ImportOptions
+    /// The worker's rows; its counts join the report's once the run ends.
+    let batcher: Batcher
+    let spill: ValueSpill
+    /// Items to parse (nil: the current input ended), and what came of them.
+    let items: BlockingQueue<ParseItem?>
+    let results: BlockingQueue<ParseResult>
+    let cancelled: Flag
+    private var input: (index: Int, assembler: RecordAssembler, parser: DocumentParser)?
+    private var item: ParseItem?
+    /// Set when the result queue refused a group: the run is stopping.
+    private var refused = false
+
+    /// A worker for `compiled` under `options`, spilling large values into
+    /// the run's `spill`, stopped early by `cancelled`.
+    init(compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag) {
+        self.compiled = compiled
+        self.options = options
+        self.cancelled = cancelled
+        batcher = Batcher(compiled, limits: options.batch)
+        self.spill = spill
+        items = BlockingQueue(capacity: 1)
+        results = BlockingQueue(capacity: 1)
+    }
+
+    /// The thread's loop: parses items until the queue closes or fails, or
+    /// an item fails.
+    func run() {
+        while let next = items.pop() {
+            guard let item = next else {
+                guard results.push(.inputEnded) else { return }
+                continue
+            }
+            do throws(ImportError) {
+                if cancelled.isSet { throw .cancelled }
+                try parse(item)
+                guard results.push(.itemDone) else { return }
+            } catch {
+                if !refused { _ = results.push(.failed(error)) }
+                return
+            }
+        }
+    }
+
+    /// Parses `item` and cuts its rows. O(its bytes).
+    private func parse(_ item: ParseItem) throws(ImportError) {
+        if input?.index != item.input {
+            let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
+            assembler.skipThrough = item.skipThrough
+            let parser = DocumentParser(
+                format: item.format, handler: assembler, name: item.name, compressed: item.compressed,
+                multipleValues: true, limits: options.limits)
+            input = (item.input, assembler, parser)
+        }
+        guard let input else { return }
+        self.item = item
+        do throws(ParseError) {
+            if let start = item.start {
+                // JSON Lines: a top-level value needs no context.
+                try input.parser.skip(to: start, context: UnitContext())
+                input.assembler.numberNext(start.ordinal)
+            }
+            let fed = item.bytes.withUnsafeBytes { bytes in
+                Result { () throws(ParseError) in try input.parser.feed(bytes) }
+            }
+            try fed.get()
+            if item.last { try input.parser.finish() }
+        } catch {
+            throw .parse(ParseSide.numbered(error, by: input.assembler))
+        }
+        guard cut(atEnd: item.last) else { throw .cancelled }
+    }
+
+    /// The assembler's sink: maps the record, then cuts the group if it is full.
+    func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
+        try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        if batcher.isFull && !cut() { throw WorkerStopped() }
+    }
+
+    /// Cuts the batcher's rows with the item's checkpoint onto the result
+    /// queue; `false` when the queue refused them (the run is stopping).
+    /// The checkpoint counts the input's bytes before the item, or all of
+    /// them `atEnd` of the input (as a single parse thread counts them).
+    private func cut(atEnd: Bool = false) -> Bool {
+        guard let item, let assembler = input?.assembler, !batcher.isEmpty else { return true }
+        let records = assembler.recordCount
+        let bytes = item.bytesBefore + (atEnd ? Int64(item.bytes.count) : 0)
+        let group = batcher.cut(
+            checkpoint: Checkpoint(input: item.name, records: records, bytes: bytes, identity: item.identity),
+            rawBytes: item.rawBytes, records: item.recordsBefore + records)
+        if results.push(.group(group)) { return true }
+        refused = true
+        return false
+    }
+}
+
+/// What ``ParseWorker/record(_:entities:deleting:ordinal:)`` throws to stop
+/// the parser when the run is stopping; never reported itself.
+private struct WorkerStopped: Error {}
