@@ -10,8 +10,11 @@ import SluiceBatching
 /// per entity; cost: one decode and one insert into the seen-keys table's
 /// primary key per key.
 final class SkippedKeys {
-    /// Keys gathered per entity before they are written, in one transaction.
-    static let rowsPerWrite = 10_000
+    /// Keys gathered per entity before they are written, in one transaction
+    /// (each transaction writes most pages of the seen-keys table once:
+    /// fewer, larger ones write fewer pages; 100,000 integer keys hold about
+    /// 3 MB).
+    static let rowsPerWrite = 100_000
 
     private let store: any ImportStore
     private let schemas: [TableSchema]

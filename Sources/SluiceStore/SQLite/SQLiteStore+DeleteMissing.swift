@@ -73,16 +73,21 @@ extension SQLiteStore {
     }
 
     /// Records the keys of `keys` as seen, in one transaction, when
-    /// `schema`'s entity's keys are tracked. One insert per key into the
-    /// seen-keys table's primary key.
+    /// `schema`'s entity's keys are tracked. The keys are inserted in key
+    /// order: they come in digest order, and inserted so they rewrote most
+    /// pages of the seen-keys table at every transaction (2,000,000 events,
+    /// the next day with `--delete-missing`: 5,075 MB written). O(n log n),
+    /// one insert per key into the seen-keys table's primary key.
     package func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError) {
         // A table the store does not hold has no rows to sweep.
         guard seenTracked.contains(schema.name), keys.rowCount > 0, let table = tables[schema.name] else { return }
         let action = "recording the keys of skipped records of \(quoted(schema.name)) as seen"
+        var order = Array(0..<keys.rowCount)
+        order.sort { keys.compare(row: $0, schema.keyColumns, with: $1, of: keys) < 0 }
         try connection.begin(action)
         do throws(StoreError) {
             try keys.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-                try markSeen(keys, Array(0..<keys.rowCount), bytes, table)
+                try markSeen(keys, order, bytes, table)
             }
             try connection.commit(action)
         } catch {

@@ -23,7 +23,7 @@ let surface: [Any.Type] = [
     EntityHooks.self, RecordView.self, RowView.self, RawValue.self, RawValue.Kind.self, StoredValue.self,
     // Other tools and the store's status
     Checker.self, Checker.Report.self, Inferrer.self, Status.self, StoreStatus.self, RunRecord.self, RunStatus.self,
-    TableRows.self, InputCheckpoint.self,
+    TableRows.self, InputCheckpoint.self, DigestStatus.self,
     // Errors and what they carry
     ImportError.self, InputError.self, ParseError.self, ParseError.Reason.self, SourceLocation.self,
     MappingError.self, MappingError.Problem.self, RecordError.self, LimitError.self, StoreError.self,
