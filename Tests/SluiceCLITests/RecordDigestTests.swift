@@ -207,6 +207,39 @@ import Testing
         #expect(try unchangedRecords(skipping) == 100)
     }
 
+    /// Zero-config runs (`--entity --key`, columns typed by the first value
+    /// or by the stored table) skip too, and a next day that brings a new
+    /// member (a new column) leaves the table a full run leaves.
+    @Test(arguments: kinds) func zeroConfigRunsSkipAsFullRunsWrite(kind: Kind) throws {
+        let day0 = file((1...200).map { #"{"id": \#($0), "kind": "k\#($0 % 3)", "score": \#($0 * 2)}"# })
+        var next = (1...200).filter { $0 % 9 != 0 }.map {
+            #"{"id": \#($0), "kind": "k\#($0 % 3)", "score": \#($0 % 5 == 0 ? -$0 : $0 * 2)}"#
+        }
+        next += (201...210).map { #"{"id": \#($0), "kind": "new", "score": 1, "extra": "e\#($0)"}"# }
+        let day1 = file(next.reversed())
+        let (skipping, parsing) = (try store(kind), try store(kind))
+        var unchanged: [Int] = []
+        for step in [day0, day0, day1, day1] {
+            for (target, extra) in [(skipping, [String]()), (parsing, ["--no-skip"])] {
+                let result = try runCommand(
+                    sluice,
+                    ["import", "--entity", "Event", "--key", "id", "--into", target, "--stats-json", stats(target)]
+                        + extra + [step])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            unchanged.append(try unchangedRecords(skipping))
+            let sql = "SELECT * FROM \"Event\" ORDER BY 1"
+            if kind == .sqlite {
+                #expect(StoreReader(skipping).rows(sql) == StoreReader(parsing).rows(sql))
+            } else {
+                #expect(PostgresReader(skipping).rows(sql) == PostgresReader(parsing).rows(sql))
+            }
+        }
+        // Day 1 keeps 178 of day 0's records, changes 36 of them (multiples
+        // of 5 but not of 9) and adds 10.
+        #expect(unchanged == [0, 200, 178 - 36, 188])
+    }
+
     /// `sluice status` shows the digest set: none before a run keeps one,
     /// then its records and bytes, and void once another writer wrote.
     @Test(arguments: kinds) func statusShowsTheDigestSet(kind: Kind) throws {
