@@ -297,10 +297,12 @@ extension PostgresStore {
     }
 
     /// Creates stub rows for the staged batch's to-one references whose
-    /// relationship asks for them: one statement per reference.
-    func stubStaged(_ schema: TableSchema, _ table: Table) throws(StoreError) {
+    /// relationship asks for them, read from `rows` (a relation shaped as
+    /// the staging table) or else the table's staging table: one statement
+    /// per reference.
+    func stubStaged(_ schema: TableSchema, _ table: Table, from rows: String? = nil) throws(StoreError) {
         table.unstubbed = nil
-        guard let stage = table.stage else { return }
+        guard let stage = rows ?? table.stage else { return }
         for reference in schema.references where reference.missing == .stub {
             let value = table.types[reference.column].fromStaging("s.c\(reference.column)")
             let created = try connection.execute(
