@@ -31,10 +31,6 @@ package protocol ImportStore: AnyObject {
     /// transaction: on error nothing of the group stays. Returns the counts
     /// per entity index.
     func apply(_ group: BatchGroup) throws(StoreError) -> [Int: EntityCounts]
-    /// A staged load of a key-ordered run writing `schemas` and `links`, or
-    /// nil when the store does not offer one for them (the rows are then
-    /// sorted and applied in batches). Asked once, before the first group.
-    func stagedLoad(_ schemas: [TableSchema], links: [LinkSchema]) throws(StoreError) -> (any StagedLoad)?
     /// Before the first batch of link table `link` in key order: whether the
     /// store dropped the table's target index to build it after the load.
     func beginBulkLinks(_ link: LinkSchema) throws(StoreError) -> Bool

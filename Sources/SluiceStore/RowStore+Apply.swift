@@ -28,20 +28,14 @@ extension RowStore {
                 if let link = batch.link { try applyLinks(batch.rows, link) }
             }
             if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
-            try commitUnlessAborted()
+            if shouldAbort?() == true {
+                throw StoreError(path: name, action: "committing a batch", message: "cancelled", cause: .interrupted)
+            }
+            try commitGroup()
             return counts
         } catch {
             rollbackGroup()
             throw error
         }
-    }
-
-    /// Commits the group's transaction unless ``shouldAbort`` says the run
-    /// is cancelled, which throws an interruption (the caller rolls back).
-    package func commitUnlessAborted() throws(StoreError) {
-        if shouldAbort?() == true {
-            throw StoreError(path: name, action: "committing a batch", message: "cancelled", cause: .interrupted)
-        }
-        try commitGroup()
     }
 }

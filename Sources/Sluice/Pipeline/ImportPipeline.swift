@@ -93,7 +93,6 @@ final class ImportPipeline {
         let sortDirectory = options.sort.directory ?? target.sortDirectory
         let sorter = options.order == .key ? KeyOrderSorter(directory: sortDirectory, options: options.sort) : nil
         if recorder != nil { sorter?.mixedKeys = MixedKeyLog() }
-        let staged = sorter == nil ? nil : try Self.stagedLoad(store, compiled, options)
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
             compiled: compiled, options: options, exchange: exchange, identities: identities,
@@ -106,7 +105,7 @@ final class ImportPipeline {
                 spill: parseSide.spill)
         }
         storeSide = StoreSide(
-            store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter, staged: staged,
+            store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
             startTime: startTime,
             expectedBytes: expectedBytes, progress: progress)
         let cancelled = exchange.cancelled
@@ -119,20 +118,6 @@ final class ImportPipeline {
         exchange.groups.fail()
         parseSide.workers?.stop()
         storeWorker?.join()
-    }
-
-    /// The store's staged load for a key-ordered run (``ImportStore/stagedLoad(_:links:)``),
-    /// unless an entity deletes records (a deletion is combined with what
-    /// precedes it in the sort), a zero-config table grows as it is read,
-    /// or the run is a dry run.
-    static func stagedLoad(_ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions)
-        throws(ImportError) -> (any StagedLoad)?
-    {
-        let schemas = compiled.mappers.map(\.schema)
-        guard !options.dryRun, !schemas.indices.contains(where: compiled.deletes),
-            !compiled.mappers.contains(where: { $0 is SchemalessMapper })
-        else { return nil }
-        do { return try store.stagedLoad(schemas, links: compiled.links) } catch { throw .store(error) }
     }
 
     /// The store, which the orchestrator uses before the store thread starts

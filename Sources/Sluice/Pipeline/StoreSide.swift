@@ -15,10 +15,6 @@ final class StoreSide {
     /// The key-ordered apply's sorter (``ApplyOrder/key``); its rows are
     /// applied once the queue closes.
     let sorter: KeyOrderSorter?
-    /// The store's staged load, which takes the key-ordered run's groups
-    /// instead of the sorter when the store offers one (a first load into
-    /// PostgreSQL); the sorter then only holds the log of mixed keys.
-    let staged: (any StagedLoad)?
     let progress: (@Sendable (ImportProgress) -> Void)?
     let startTime: Double
     /// All inputs' sizes together, when every size is known (for the ETA).
@@ -48,7 +44,7 @@ final class StoreSide {
     /// `sorter` in key order; `startTime` and `expectedBytes` for progress.
     init(
         store: any ImportStore, compiled: CompiledMapping, options: ImportOptions, exchange: PipelineExchange,
-        sorter: KeyOrderSorter?, staged: (any StagedLoad)? = nil, startTime: Double, expectedBytes: Int64?,
+        sorter: KeyOrderSorter?, startTime: Double, expectedBytes: Int64?,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) {
         self.store = store
@@ -56,7 +52,6 @@ final class StoreSide {
         self.options = options
         self.exchange = exchange
         self.sorter = sorter
-        self.staged = staged
         self.startTime = startTime
         self.expectedBytes = expectedBytes
         self.progress = progress
@@ -80,9 +75,7 @@ final class StoreSide {
                 return
             }
             do throws(ImportError) {
-                if let staged {
-                    try storing { () throws(StoreError) in try staged.stage(group) }
-                } else if let sorter {
+                if let sorter {
                     do { try sorter.add(group) } catch { throw .spill(error) }
                 } else {
                     try applyToStore(group)
@@ -96,27 +89,8 @@ final class StoreSide {
                 return
             }
         }
-        guard exchange.applySorted.isSet, !exchange.cancelled.isSet else { return }
-        do throws(ImportError) {
-            if let staged {
-                try applyStaged(staged)
-            } else if let sorter {
-                try applyInKeyOrder(sorter)
-            }
-        } catch {
-            exchange.failure.set(error)
-        }
-    }
-
-    /// The staged load's merge, then the inputs' checkpoints.
-    func applyStaged(_ staged: any StagedLoad) throws(ImportError) {
-        applyStart = ImportPipeline.now()
-        reportProgress(.applying)
-        let applied = try storing { () throws(StoreError) in try staged.merge(mixedKeys: sorter?.mixedKeys) }
-        for (entity, delta) in applied { counts[entity].add(delta) }
-        for checkpoint in staged.checkpoints {
-            try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
-        }
+        guard let sorter, exchange.applySorted.isSet, !exchange.cancelled.isSet else { return }
+        do { try applyInKeyOrder(sorter) } catch { exchange.failure.set(error) }
     }
 
     /// The merge's next item, a failure of its sorted runs a spill error.

@@ -19,14 +19,6 @@ package final class MixedKeyLog: @unchecked Sendable {
 
     package init() {}
 
-    /// Says that keys disagreed that cannot be logged one by one (a store
-    /// that combined them itself): as past ``limit``, the run's digests are
-    /// not trusted.
-    package func distrust() {
-        overflowed = true
-        identities = []
-    }
-
     /// Logs the key of row `row` of `rows`, a row of entity `table` keyed by
     /// `keys`.
     package func add(table: Int, _ rows: RowArena, row: Int, keys: [Int]) {

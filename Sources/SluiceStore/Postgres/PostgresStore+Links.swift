@@ -19,18 +19,10 @@ extension PostgresStore {
     package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
         let stage = try linkStage(link)
-        try copyLinks(rows, sources, link, linkColumns(link), stage)
-        try applyStagedLinks(link, stage)
-    }
-
-    /// Applies the links staged in `stage` (the rows that stand, every
-    /// source with whether its stored links may go): the diff against the
-    /// stored links unless none falls in the sources' range, the insert of
-    /// the rows that stand, the stubs, and `replace-and-delete`'s deletion of
-    /// dropped children. Statements over the staged rows, none per row.
-    func applyStagedLinks(_ link: LinkSchema, _ stage: LinkStage) throws(StoreError) {
         let columns = linkColumns(link)
         let width = link.sourceColumns.count
+        try copyLinks(rows, sources, link, columns, stage)
+
         let table = pgQuoted(link.name)
         let names = columns.map { pgQuoted($0.name) }
         let staged = columns.enumerated().map { $0.element.type.fromStaging("n.c\($0.offset)") }
@@ -179,7 +171,7 @@ extension PostgresStore {
     }
 
     /// The link table's staging tables, emptied (made on first use).
-    func linkStage(_ link: LinkSchema) throws(StoreError) -> LinkStage {
+    private func linkStage(_ link: LinkSchema) throws(StoreError) -> LinkStage {
         if let stage = linkStages[link.name] {
             if !stagedInTransaction.insert(stage.rows).inserted {
                 try connection.execute(
@@ -209,23 +201,6 @@ extension PostgresStore {
         return stage
     }
 
-    /// Writes cell `column` of link row `row` as a field of its column's
-    /// type; a value the type cannot hold is an error naming the record.
-    func copyLinkCell(
-        _ rows: RowArena, _ row: Int, _ column: Int, _ columns: [(name: String, type: PostgresType)],
-        _ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout CopyBuffer, _ action: String
-    ) throws(StoreError) {
-        do throws(CellMismatch) {
-            try columns[column].type.encode(rows[row, column], bytes, into: &buffer)
-        } catch {
-            throw StoreError(
-                path: name, action: action,
-                message:
-                    "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
-                    + "and the value \(error.cell) is not one", code: 0)
-        }
-    }
-
     /// Copies the rows that stand and every source of the batch.
     private func copyLinks(
         _ rows: RowArena, _ sources: [BatchRows.LinkSource], _ link: LinkSchema,
@@ -236,7 +211,15 @@ extension PostgresStore {
         let action = "copying the links of \(pgQuoted(link.name))"
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             let encode = { (buffer: inout CopyBuffer, row: Int, column: Int) throws(StoreError) in
-                try self.copyLinkCell(rows, row, column, columns, bytes, into: &buffer, action)
+                do throws(CellMismatch) {
+                    try columns[column].type.encode(rows[row, column], bytes, into: &buffer)
+                } catch {
+                    throw StoreError(
+                        path: self.name, action: action,
+                        message:
+                            "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
+                            + "and the value \(error.cell) is not one", code: 0)
+                }
             }
             try connection.copy("COPY \(stage.rows) FROM STDIN (FORMAT binary)", action) {
                 (buffer) throws(StoreError) in

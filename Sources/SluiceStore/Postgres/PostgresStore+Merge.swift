@@ -79,7 +79,7 @@ extension PostgresStore {
     /// The temporary table this connection copies `table`'s batches into:
     /// the group number, then a column per table column, of its staging
     /// type. Made again when the table gained columns.
-    func stageTable(_ table: Table) throws(StoreError) -> String {
+    private func stageTable(_ table: Table) throws(StoreError) -> String {
         if let stage = table.stage, table.stageColumns == table.schema.columns.count {
             if !stagedInTransaction.insert(stage).inserted {
                 try connection.execute(
@@ -129,35 +129,26 @@ extension PostgresStore {
                 for (position, row) in order.enumerated() {
                     buffer.beginRow(fields: schema.columns.count + 1)
                     buffer.int64(Int64(groups[position]))
-                    try copyCells(rows, row, bytes, table, into: &buffer, action)
+                    for column in schema.columns.indices {
+                        if case .spilledText(let descriptor, let length) = rows[row, column] {
+                            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
+                            continue
+                        }
+                        if case .spilledBlob(let descriptor, let length) = rows[row, column] {
+                            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
+                            continue
+                        }
+                        do throws(CellMismatch) {
+                            try table.types[column].encode(rows[row, column], bytes, into: &buffer)
+                        } catch {
+                            throw StoreError(
+                                path: name, action: action,
+                                message:
+                                    "record \(rows.ordinals[row]): column \(pgQuoted(schema.columns[column].name)) is "
+                                    + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
+                        }
+                    }
                 }
-            }
-        }
-    }
-
-    /// Writes the cells of row `row` as fields of `table`'s staging
-    /// columns, a spilled value streamed from the side file. O(row).
-    func copyCells(
-        _ rows: RowArena, _ row: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ table: Table,
-        into buffer: inout CopyBuffer, _ action: String
-    ) throws(StoreError) {
-        for column in table.schema.columns.indices {
-            if case .spilledText(let descriptor, let length) = rows[row, column] {
-                try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
-                continue
-            }
-            if case .spilledBlob(let descriptor, let length) = rows[row, column] {
-                try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
-                continue
-            }
-            do throws(CellMismatch) {
-                try table.types[column].encode(rows[row, column], bytes, into: &buffer)
-            } catch {
-                throw StoreError(
-                    path: name, action: action,
-                    message:
-                        "record \(rows.ordinals[row]): column \(pgQuoted(table.schema.columns[column].name)) is "
-                        + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
             }
         }
     }
@@ -177,7 +168,7 @@ extension PostgresStore {
 
     /// Inserts the group's new rows and updates its changed ones; counts
     /// what each row was.
-    func write(
+    private func write(
         group: Int, _ mask: ColumnMask, size: Int, _ stage: String, _ table: Table, _ mode: WriteMode
     ) throws(StoreError) -> EntityCounts {
         let schema = table.schema
@@ -297,12 +288,10 @@ extension PostgresStore {
     }
 
     /// Creates stub rows for the staged batch's to-one references whose
-    /// relationship asks for them, read from `rows` (a relation shaped as
-    /// the staging table) or else the table's staging table: one statement
-    /// per reference.
-    func stubStaged(_ schema: TableSchema, _ table: Table, from rows: String? = nil) throws(StoreError) {
+    /// relationship asks for them: one statement per reference.
+    private func stubStaged(_ schema: TableSchema, _ table: Table) throws(StoreError) {
         table.unstubbed = nil
-        guard let stage = rows ?? table.stage else { return }
+        guard let stage = table.stage else { return }
         for reference in schema.references where reference.missing == .stub {
             let value = table.types[reference.column].fromStaging("s.c\(reference.column)")
             let created = try connection.execute(
