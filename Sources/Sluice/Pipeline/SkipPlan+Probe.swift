@@ -30,7 +30,7 @@ extension SkipPlan {
             let recorder = UnitRecorder(secret: secret, directory: directory)
             recorder.selection = selection
             recorder.unitEnded = { unit throws(ImportError) in
-                _ = UnitKeys.forEach(unit.keys) { entry in
+                _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
                     let identity = UnitKeys.identity(entry)
                     if let seen = keys[identity] {
                         if seen.first != entry.contribution { keys[identity]?.mixed = true }
@@ -84,7 +84,7 @@ extension SkipPlan {
                     while let entry = next, entry.digest < unit.digest { next = try sorted.next()?.entry }
                     guard let entry = next, entry.digest == unit.digest else { return }
                     var affected = false
-                    _ = UnitKeys.forEach(unit.keys) { key in
+                    _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { key in
                         let identity = UnitKeys.identity(key)
                         guard let seen = contributions[identity] else { return }
                         if seen.mixed || seen.first != key.contribution {

@@ -125,7 +125,7 @@ final class SkipPlan {
                 }
                 // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
                 var skips = !unit.pinned
-                if skips, let seen { skips = try seen.add(unit.keys) }
+                if skips, let seen { skips = try seen.add(unit) }
                 do throws(SpillError) {
                     while let entry = next, entry.digest == unit.digest {
                         if skips {
