@@ -111,6 +111,23 @@ package protocol ImportStore: AnyObject {
     func voidDigests() throws(StoreError)
     /// Calls `body` with each unit kept, in digest order.
     func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError)
+    /// Starts a run that writes `tables` (each with its key columns, link
+    /// tables with their source columns) under another fingerprint than the
+    /// store's valid digest set, which it keeps: the set is marked invalid
+    /// and the keys each write inserts, updates or deletes are logged, so
+    /// that ``keepDigests(voidingWritten:)`` voids only the units that
+    /// produced them. False, with nothing done, when the store cannot log
+    /// them (or a table is missing, or one was rebuilt by a migration).
+    func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool
+    /// Ends what ``startVoidingWrites(_:)`` started: the keys written are
+    /// added to the set's voided keys and the set is valid again, unless
+    /// the voided keys would number more than `limit` or a table lost its
+    /// log (then false and the set stays invalid). One transaction.
+    func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool
+    /// The keys voided since the set's units were last saved, each with the
+    /// name of its table, in ``UnitKeys``' key encoding; nil when there are
+    /// more than `limit`.
+    func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]?
 
     /// Makes the statement running now stop soon with an interruption.
     /// Safe to call from any thread.

@@ -13,4 +13,7 @@ extension KeepsNoDigests {
     package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {}
     package func voidDigests() throws(StoreError) {}
     package func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError) {}
+    package func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool { false }
+    package func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool { false }
+    package func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]? { [] }
 }

@@ -11,6 +11,10 @@ import SluiceBatching
 /// them, starting the store's set before the first write, saving the units
 /// once the rows are written.
 extension ImportPipeline {
+    /// The store's valid set that a run under another fingerprint keeps,
+    /// voiding the keys it writes: its units and its secret.
+    typealias VoidedSet = (units: Int, secret: [UInt8])
+
     /// Units saved per transaction at the end of a run.
     static let unitsPerSave = 10_000
 
@@ -23,39 +27,65 @@ extension ImportPipeline {
     static func recordDigests(
         _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?],
         directory: String
-    ) throws(ImportError) -> (recorder: UnitRecorder?, plan: SkipPlan?, refusal: String?) {
+    ) throws(ImportError) -> (recorder: UnitRecorder?, plan: SkipPlan?, refusal: String?, voiding: VoidedSet?) {
         var refusal = DigestPolicy.refusal(compiled, options, formats: formats)
         if refusal == nil && !store.keepsDigests { refusal = "the store keeps no record digests" }
         do throws(StoreError) {
             guard let refusal else {
-                return try keep(store, compiled, options, inputs: formats.count, directory: directory)
+                let kept = try keep(store, compiled, options, inputs: formats.count, directory: directory)
+                return (kept.recorder, kept.plan, nil, kept.voiding)
             }
             // Only a run that voids a set the next run would have trusted says
             // so (a dry run too: its transaction, voiding included, rolls back).
-            guard try store.digestSet()?.valid == true else { return (nil, nil, nil) }
+            guard try store.digestSet()?.valid == true else { return (nil, nil, nil, nil) }
             try store.voidDigests()
-            return (nil, nil, refusal)
+            return (nil, nil, refusal, nil)
         } catch {
             throw .store(error)
         }
     }
 
     /// Starts the digests of a run that keeps them: a run that skips when the
-    /// store's set is valid and made under the same fingerprint, else one
-    /// that parses every unit and makes the set anew.
+    /// store's set is valid and made under the same fingerprint; under
+    /// another fingerprint, a run that keeps that set and voids the keys it
+    /// writes (``voiding``: a change file under its own mapping), where
+    /// the store can log them; else one that parses every unit and makes the
+    /// set anew.
     private static func keep(
         _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, inputs: Int, directory: String
-    ) throws(StoreError) -> (recorder: UnitRecorder?, plan: SkipPlan?, refusal: String?) {
+    ) throws(StoreError) -> (recorder: UnitRecorder?, plan: SkipPlan?, voiding: VoidedSet?) {
         let fingerprint = DigestPolicy.fingerprint(compiled, options)
         let kept = try store.digestSet()
         let secret = kept?.secret ?? newSecret()
         let skips = kept?.valid == true && kept?.fingerprint == fingerprint
+        let recorder = UnitRecorder(secret: secret, directory: directory)
+        // A sweep deletes after the units are saved: its keys would not be voided.
+        let sweeps = compiled.mappers.contains { $0.schema.deleteMissing }
+        if let kept, kept.valid, !skips, !sweeps, try store.startVoidingWrites(writtenTables(compiled)) {
+            return (recorder, nil, (kept.units, secret))
+        }
         try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
         let plan =
             skips
             ? SkipPlan(compiled: compiled, options: options, secret: secret, directory: directory, inputs: inputs)
             : nil
-        return (UnitRecorder(secret: secret, directory: directory), plan, nil)
+        return (recorder, plan, nil)
+    }
+
+    /// The most keys a set keeps voided (the next run that skips holds them
+    /// in memory): a run that would void more, or more than half as many as
+    /// the set has units, or that read half as many units as the set has (a
+    /// dump under a new mapping, not a change file), makes its own set
+    /// instead.
+    static let maxVoidedKeys = 1_000_000
+
+    /// The tables a run of `compiled` writes, with their keys: what
+    /// ``ImportStore/startVoidingWrites(_:)`` logs.
+    private static func writtenTables(_ compiled: CompiledMapping) -> [WrittenTable] {
+        compiled.mappers.map { mapper in
+            WrittenTable(
+                name: mapper.schema.name, keyColumns: mapper.schema.keyColumns.map { mapper.schema.columns[$0].name })
+        } + compiled.links.map { WrittenTable(name: $0.name, keyColumns: $0.sourceColumns.map(\.name)) }
     }
 
     /// Before the parse of a run that skips: plans which units it parses
@@ -67,9 +97,25 @@ extension ImportPipeline {
     }
 
     /// Saves the units the run read, in digest order, ``unitsPerSave`` a
-    /// transaction; the last marks the set valid.
+    /// transaction; the last marks the set valid. A run under another
+    /// fingerprint that voids per key keeps the store's set instead, with the
+    /// keys it wrote voided, unless it read or wrote too much for that
+    /// (``maxVoidedKeys``): then its units make the set anew.
     func saveUnits() throws(ImportError) {
         guard let recorder = parseSide.recorder else { return }
+        if let voiding {
+            do throws(StoreError) {
+                if recorder.spill.count * 2 < voiding.units,
+                    try store.keepDigests(voidingWritten: min(Self.maxVoidedKeys, voiding.units / 2))
+                {
+                    return
+                }
+                try store.startDigests(
+                    fingerprint: DigestPolicy.fingerprint(compiled, options), secret: voiding.secret, fresh: true)
+            } catch {
+                throw .store(error)
+            }
+        }
         var removed = skipPlan?.removed ?? []
         // Units that produce a key whose occurrences disagree are pinned; past
         // the log's limit the set stays invalid and the next run parses all.

@@ -37,6 +37,10 @@ final class ImportPipeline {
     var digestRefusal: String?
     /// The plan of a run that skips the units the store kept.
     var skipPlan: SkipPlan?
+    /// In a run under another fingerprint than the store's valid digest set,
+    /// which it keeps voiding the keys it writes: the set's units and its
+    /// secret, should the run make its own set after all.
+    var voiding: VoidedSet?
 
     init(
         compiled: CompiledMapping, storePath: String, openStore: Importer.StoreOpener?, options: ImportOptions,
@@ -87,7 +91,7 @@ final class ImportPipeline {
             throw .store(error)
         }
         let recorder: UnitRecorder?
-        (recorder, skipPlan, digestRefusal) = try Self.recordDigests(
+        (recorder, skipPlan, digestRefusal, voiding) = try Self.recordDigests(
             store, compiled, options, formats: formats, directory: options.sort.directory ?? target.sortDirectory)
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sortDirectory = options.sort.directory ?? target.sortDirectory

@@ -36,6 +36,12 @@ final class SkipPlan {
     private(set) var skipped = 0
     /// Units of each input (pass 1).
     private(set) var unitCounts: [Int] = []
+    /// The identities (``UnitKeys/identity(_:)``) of the keys another writer
+    /// voided since the set's last save: a kept unit that produces one is
+    /// parsed again. Nil when they cannot be matched (too many, or a key of
+    /// a type whose stored form may differ from the mapping's): then no kept
+    /// unit is trusted.
+    private var voided: Set<[UInt8]>? = []
     /// Why an input could not be cut into units (pass 1), as
     /// ``UnitRecorder/refusal`` says it: then every unit is selected.
     private(set) var refusal: String?
@@ -57,6 +63,7 @@ final class SkipPlan {
         if refusal != nil { return selectAll(inputs) }
         let sorted: SortedDigests
         do { sorted = try hashed.sorted() } catch { throw .spill(error) }
+        do { voided = try voidedKeys(store) } catch { throw .store(error) }
         try join(sorted, store: store, kept: kept, seen: SkippedKeys(store: store, compiled: compiled))
         guard selection.count > 0 else { return }
         let probed = try probe(inputs)
@@ -124,7 +131,7 @@ final class SkipPlan {
                     return
                 }
                 // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
-                var skips = !unit.pinned
+                var skips = !unit.pinned && trusts(unit)
                 if skips, let seen { skips = try seen.add(unit) }
                 do throws(SpillError) {
                     while let entry = next, entry.digest == unit.digest {
@@ -153,6 +160,41 @@ final class SkipPlan {
         } catch {
             throw .spill(error)
         }
+    }
+
+    /// The identities of the keys voided in `store` (``voided``), of the
+    /// tables this run's mapping writes.
+    private func voidedKeys(_ store: any ImportStore) throws(StoreError) -> Set<[UInt8]>? {
+        guard let keys = try store.voidedKeys(limit: ImportPipeline.maxVoidedKeys) else { return nil }
+        guard !keys.isEmpty else { return [] }
+        var tables: [String: (index: Int, types: [AttributeType])] = [:]
+        for (index, mapper) in compiled.mappers.enumerated() {
+            tables[mapper.schema.name] = (index, mapper.schema.keyColumns.map { mapper.schema.columns[$0].type })
+        }
+        for (index, link) in compiled.links.enumerated() {
+            tables[link.name] = (compiled.mappers.count + index, link.sourceColumns.map(\.type))
+        }
+        var identities: Set<[UInt8]> = []
+        for key in keys {
+            // A table this mapping does not write: none of its units produce the key.
+            guard let table = tables[key.table] else { continue }
+            // A store reads back integer and text keys as the mapping binds them.
+            guard table.types.allSatisfy({ $0 == .integer || $0 == .string }) else { return nil }
+            identities.insert(UnitKeys.identity(table: table.index, key: key.key))
+        }
+        return identities
+    }
+
+    /// Whether a kept unit may be skipped as far as the voided keys go: it
+    /// produces none of them. O(its keys) when some are voided.
+    private func trusts(_ unit: StoredUnit) -> Bool {
+        guard let voided else { return false }
+        guard !voided.isEmpty else { return true }
+        var produces = false
+        let readable = UnitKeys.forEach(unit.keys) { entry in
+            if voided.contains(UnitKeys.identity(entry)) { produces = true }
+        }
+        return readable && !produces
     }
 
     /// Whether any unit of input `input` is selected.

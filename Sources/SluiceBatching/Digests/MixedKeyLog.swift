@@ -23,13 +23,7 @@ package final class MixedKeyLog: @unchecked Sendable {
     /// `keys`.
     package func add(table: Int, _ rows: RowArena, row: Int, keys: [Int]) {
         guard !overflowed else { return }
-        var identity: [UInt8] = []
-        RowCoding.appendVarint(UInt64(table), to: &identity)
-        var key: [UInt8] = []
-        rows.bytes.withUnsafeBufferPointer { text in
-            for column in keys { RowCoding.appendCell(rows[row, column], text, to: &key) }
-        }
-        identities.insert(identity + key)
+        identities.insert(UnitKeys.identity(table: table, key: UnitKeys.key(of: rows, row: row, columns: keys)))
         if identities.count > Self.limit {
             overflowed = true
             identities = []

@@ -33,10 +33,23 @@ package enum UnitKeys {
 
     /// An entry's table and key as one value: what two units' entries for
     /// the same row share.
-    package static func identity(_ entry: Entry) -> [UInt8] {
+    package static func identity(_ entry: Entry) -> [UInt8] { identity(table: entry.table, key: entry.key) }
+
+    /// The identity of `key` (its cells encoded) in table `table`.
+    package static func identity(table: Int, key: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
-        RowCoding.appendVarint(UInt64(entry.table), to: &bytes)
-        return bytes + entry.key
+        RowCoding.appendVarint(UInt64(table), to: &bytes)
+        return bytes + key
+    }
+
+    /// The encoding of the key of row `row` of `rows`, its cells in
+    /// `columns`, as an entry holds it (``Entry/key``).
+    package static func key(of rows: RowArena, row: Int, columns: [Int]) -> [UInt8] {
+        var key: [UInt8] = []
+        rows.bytes.withUnsafeBufferPointer { text in
+            for column in columns { RowCoding.appendCell(rows[row, column], text, to: &key) }
+        }
+        return key
     }
 
     /// Appends a row to `rows` holding `key` (an entry's key) in `columns`,

@@ -67,6 +67,13 @@ extension PostgresStore {
         try connection.execute("UPDATE _sluice_digest_state SET valid = false", action)
     }
 
+    /// PostgreSQL logs no written keys yet: a run under another fingerprint
+    /// makes a new set (``startDigests(fingerprint:secret:fresh:)``), and
+    /// no key is ever voided alone.
+    package func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool { false }
+    package func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool { false }
+    package func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]? { [] }
+
     /// Calls `body` with each stored unit in digest order, streamed by one
     /// `COPY … TO STDOUT` (one unit in memory at a time); a unit's keys are
     /// its own. An index scan of `_sluice_units`, whose rows a run inserts

@@ -11,13 +11,14 @@ import SluiceRecords
 /// unit a row (`_sluice_units`, digest version 1) are dropped when a run
 /// starts: their fingerprint is not trusted.
 extension SQLiteStore {
-    private static let digestSchema = """
+    static let digestSchema = """
         DROP TABLE IF EXISTS _sluice_units;
         CREATE TABLE IF NOT EXISTS _sluice_digest_state (
           id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, fingerprint TEXT NOT NULL,
           valid INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS _sluice_unit_pages (
-          first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID
+          first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS _sluice_voided_keys (tbl TEXT NOT NULL, k0)
         """
 
     package var keepsDigests: Bool { true }
@@ -39,12 +40,15 @@ extension SQLiteStore {
     /// the set is marked invalid until the run's last ``saveUnits(_:removing:last:)``,
     /// so that a run stopped between its first write and its units' save
     /// leaves a set the next run does not trust; `fresh` drops the units kept
-    /// (a run that parses every unit). One transaction.
+    /// and the keys voided (a run that parses every unit). One transaction.
     package func startDigests(fingerprint: String, secret: [UInt8], fresh: Bool) throws(StoreError) {
         let action = "starting the record digests"
         try connection.begin(action)
         do throws(StoreError) {
-            if fresh { try connection.execute("DROP TABLE IF EXISTS _sluice_unit_pages", action) }
+            if fresh {
+                try connection.execute(
+                    "DROP TABLE IF EXISTS _sluice_unit_pages; DROP TABLE IF EXISTS _sluice_voided_keys", action)
+            }
             try connection.execute(Self.digestSchema, action)
             let state = try SQLiteStatement(
                 connection,
@@ -80,7 +84,8 @@ extension SQLiteStore {
 
     /// Deletes the units of `removed` and inserts (or replaces) those of
     /// `saved`, in one transaction; the `last` call of a run also marks the
-    /// set valid. Each page a change falls in is read, merged and written
+    /// set valid and forgets the voided keys (the run parsed every unit that
+    /// produced one). Each page a change falls in is read, merged and written
     /// again: a run that only adds units in digest order (a first import)
     /// writes each page once; a change in the middle of the set costs a page.
     package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {
@@ -110,7 +115,10 @@ extension SQLiteStore {
                 try pages.write(UnitPage.merge(kept, changes[start..<end]))
                 start = end
             }
-            if last { try connection.execute("UPDATE _sluice_digest_state SET valid = 1", action) }
+            if last {
+                try connection.execute(
+                    "UPDATE _sluice_digest_state SET valid = 1; DELETE FROM _sluice_voided_keys", action)
+            }
             try connection.commit(action)
         } catch {
             connection.rollback()
@@ -145,7 +153,7 @@ extension SQLiteStore {
         return DigestStatus(units: Int(state.int64(1)), bytes: state.int64(2), valid: state.int64(0) != 0)
     }
 
-    private func tableExists(_ name: String) throws(StoreError) -> Bool {
+    func tableExists(_ name: String) throws(StoreError) -> Bool {
         try Self.tableExists(name, connection)
     }
 

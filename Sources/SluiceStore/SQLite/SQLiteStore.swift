@@ -25,6 +25,8 @@ package final class SQLiteStore: RowStore {
     /// The tables whose keys this run records as seen (see
     /// ``trackSeenKeys(of:resuming:)``).
     var seenTracked: Set<String> = []
+    /// How many tables' written keys the run logs (``startVoidingWrites(_:)``).
+    var loggedTables = 0
     /// What ``prepare(_:links:)`` changed in existing tables to follow the
     /// mapping (column types migrated), one line each.
     package private(set) var migrations: [String] = []

@@ -1,0 +1,110 @@
+import CSluiceSQLite3
+import SluiceBatching
+@_spi(Machinery) import SluiceRecords
+
+/// Per-key voiding of the digest set (docs/record-digests.md, "Other
+/// writers"): a run under another fingerprint (a change file under its own
+/// mapping) logs the key of every row it inserts, updates or deletes into
+/// `_sluice_voided_keys(tbl, k0, k1, …)` (one column per key column, the
+/// widest key's; narrower keys end in NULLs) through temporary triggers,
+/// three per table; at its end the set, valid again, keeps every unit but
+/// those that produced a logged key, which the next run that skips parses.
+/// A row written costs one more insert (an append), in such runs only; the
+/// log is read, and its duplicates dropped, by the next run that skips.
+extension SQLiteStore {
+    /// The temporary triggers of the log, three a table.
+    private static func triggerName(_ table: Int, _ kind: String) -> String {
+        quoted("_sluice_written_\(table)_\(kind)")
+    }
+
+    package func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool {
+        let action = "logging the keys the run writes"
+        // A rebuilt table changed every row's stored values unlogged.
+        guard migrations.isEmpty, try tableExists("_sluice_digest_state") else { return false }
+        for table in tables where try !tableExists(table.name) { return false }
+        try connection.execute(Self.digestSchema, action)
+        let width = max(1, tables.map(\.keyColumns.count).max() ?? 1)
+        let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
+        var statements = ["UPDATE _sluice_digest_state SET valid = 0"]
+        statements += (max(1, columns)..<max(width, columns)).map {
+            "ALTER TABLE _sluice_voided_keys ADD COLUMN k\($0)"
+        }
+        for (index, table) in tables.enumerated() {
+            for (kind, row) in [("insert", "NEW"), ("update", "OLD"), ("delete", "OLD")] {
+                let values =
+                    [literal(table.name)] + table.keyColumns.map { "\(row).\(quoted($0))" }
+                    + Array(repeating: "NULL", count: max(width, columns) - table.keyColumns.count)
+                statements.append(
+                    "CREATE TEMP TRIGGER \(Self.triggerName(index, kind)) AFTER \(kind.uppercased()) ON "
+                        + "main.\(quoted(table.name)) BEGIN INSERT INTO _sluice_voided_keys VALUES ("
+                        + values.joined(separator: ", ") + "); END")
+            }
+        }
+        // One call: each statement changes the schema, which makes every
+        // prepared statement prepare again.
+        try connection.execute(statements.joined(separator: ";\n"), action)
+        loggedTables = tables.count
+        return true
+    }
+
+    package func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool {
+        let action = "voiding the keys the run wrote"
+        let triggers = try connection.strings(
+            "SELECT count(*) FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_sluice\\_written\\_%' "
+                + "ESCAPE '\\'", column: 0, action)
+        let logged = try connection.strings("SELECT count(*) FROM _sluice_voided_keys", column: 0, action)
+        // A table rebuilt during the run took its triggers with it. The
+        // triggers stay otherwise: they go with the connection, and dropping
+        // them would make every statement prepare again.
+        guard Int(triggers.first ?? "") == 3 * loggedTables, let count = Int(logged.first ?? ""), count <= limit
+        else {
+            let drops = (0..<loggedTables).flatMap { index in
+                ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(Self.triggerName(index, $0))" }
+            }
+            try connection.execute(drops.joined(separator: ";\n"), action)
+            loggedTables = 0
+            return false
+        }
+        try connection.execute("UPDATE _sluice_digest_state SET valid = 1", action)
+        loggedTables = 0
+        return true
+    }
+
+    package func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]? {
+        let action = "reading the voided keys"
+        guard try tableExists("_sluice_voided_keys") else { return [] }
+        let keys = try SQLiteStatement(
+            connection, "SELECT DISTINCT * FROM _sluice_voided_keys LIMIT \(limit + 1)", action)
+        let columns = Int(sqlite3_column_count(keys.handle))
+        var cells = RowArena(columnCount: max(1, columns - 1))
+        var voided: [VoidedKey] = []
+        while try keys.step(action) {
+            // A key's cells are never NULL: the NULLs after them pad a narrower key.
+            var width = 0
+            while width + 1 < columns && !keys.isNull(Int32(width + 1)) { width += 1 }
+            cells.removeAll()
+            cells.beginRow(ordinal: 0)
+            for column in 0..<width { cells.set(column, Self.cell(keys.handle, Int32(column + 1), &cells)) }
+            voided.append(
+                VoidedKey(table: keys.text(0), key: UnitKeys.key(of: cells, row: 0, columns: Array(0..<width))))
+            if voided.count > limit { return nil }
+        }
+        return voided
+    }
+
+    /// The key cell `column` of `statement`'s row, as its storage class
+    /// gives it: the cell the mapping bound there (an integer key is stored
+    /// as an integer, a text one as text).
+    private static func cell(_ statement: OpaquePointer, _ column: Int32, _ cells: inout RowArena) -> Cell {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+        case SQLITE_TEXT:
+            return cells.text(UnsafeRawBufferPointer(start: sqlite3_column_text(statement, column), count: count))
+        case SQLITE_BLOB:
+            return cells.blob(UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count))
+        default: return .absent
+        }
+    }
+}
