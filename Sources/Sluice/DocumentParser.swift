@@ -30,18 +30,18 @@ struct DocumentParser {
     }
 
     /// Places the next bytes, the first of `unit`, where `unit` starts in the
-    /// input, in its `context` (a parse fed only some units: their locations
-    /// are those of the whole input). JSON: its byte offset, line and column;
-    /// XML: those, inside the document the context opens
-    /// (``XMLPushParser/skip(to:line:column:open:close:)``).
-    func skip(to unit: UnitBoundary, context: UnitContext) throws(ParseError) {
-        if let xml {
-            try xml.skip(
-                to: unit.byteOffset, line: unit.line, column: unit.column, open: context.open, close: context.close)
-        } else {
-            try json?.skip(
-                to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
-        }
+    /// input (JSON: a parse fed only some units gives them the byte offset,
+    /// line and column they have in the whole input). XML is fed whole, the
+    /// units it skips blanked (``feed(skipping:starts:ends:)``).
+    func skip(to unit: UnitBoundary) throws(ParseError) {
+        try json?.skip(to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
+    }
+
+    /// Feeds `bytes` of an XML unit the parse skips, blanked
+    /// (``XMLPushParser/feed(skipping:starts:ends:)``); `starts` and `ends`
+    /// when they are its first and its last.
+    func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ParseError) {
+        try xml?.feed(skipping: bytes, starts: starts, ends: ends)
     }
 
     /// Ends the input; an incomplete document is an error.

@@ -21,4 +21,13 @@ package protocol XMLEventHandler: AnyObject {
     /// Character data (text, CDATA or decoded references) inside the current
     /// element; may arrive in several pieces.
     func characters(_ text: ByteSpan) throws
+    /// An element that the parse skipped stood here
+    /// (``XMLPushParser/feed(skipping:starts:ends:)``): a record whose
+    /// digest the store kept, numbered as if it were read.
+    func elementSkipped() throws
+}
+
+extension XMLEventHandler {
+    /// Handlers that are never fed skipped elements need not count them.
+    package func elementSkipped() throws {}
 }

@@ -1,5 +1,11 @@
 import CSluiceXML2
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// libxml2 refuses to load anything from outside the document: no external
 /// DTD, no external entity, no network. Installed once per process.
 private let denyExternalEntities: Void = {
@@ -36,9 +42,28 @@ package final class XMLPushParser {
     /// The first bytes of the document, to compare a byte order mark with
     /// the declared encoding.
     private var head: [UInt8] = []
-    /// In a parse fed only some elements (``skip(to:line:column:open:close:)``):
-    /// the bytes that opened the document being parsed and those that close it.
-    private var session: (open: [UInt8], close: [UInt8])?
+    /// An element the parse skips (``feed(skipping:starts:ends:)``): how far
+    /// its first marker is written; whether it is the root, whether the
+    /// document is read as UTF-8; the columns its current line counts more
+    /// than the input's (a space for each byte of a non-ASCII character); the
+    /// last bytes of its blank, held back; its length so far.
+    private var blanking = Blanking.body
+    private var blankingRoot = false
+    private var blankingUTF8 = false
+    private var drift = 0
+    private var tail: [UInt8] = []
+    private var blanked = 0
+    private var blanks: [UInt8] = []
+    /// The markers fed and not yet parsed, first first: -1 for an element's
+    /// first, else an element's last, with the columns libxml2 then counts
+    /// too many; whether the end of a marker is due.
+    @exclusivity(unchecked) private var markers: [Int] = []
+    @exclusivity(unchecked) private var swallowing = false
+    private enum Blanking {
+        /// Next: the marker's `<`, its name, the space inside it (until two
+        /// bytes on one line can take `/>`), its `/` owed; then the rest.
+        case open, name, space, slash, body
+    }
 
     /// Creates a parser for the input called `name` (used in messages);
     /// `decompressed` says byte offsets are of a decompressed stream.
@@ -74,59 +99,129 @@ package final class XMLPushParser {
         }
     }
 
-    /// Places the next bytes fed, the first byte of an element, at
-    /// `byteOffset` of the input, on 1-based `line` and `column`, inside the
-    /// document that `open` begins (the prolog and the start tags of the
-    /// element's ancestors) and `close` ends (their end tags): a parse fed
-    /// only some of an input's elements (those whose digests are new) reads
-    /// each one as the whole input does and reports the locations of the
-    /// whole input. Between elements only.
+    /// Feeds `bytes` of an element that the parse skips (a record whose
+    /// digest the store kept) blanked, so that libxml2 reads the document
+    /// around it whole and reports its locations: line breaks are kept, the
+    /// element's first bytes become an empty element `<_/>` (a line break
+    /// among them stays, as space inside that tag), the rest spaces, and its
+    /// last four bytes, when they hold no line break, a second `<_/>`. The
+    /// handler never sees either: it gets ``XMLEventHandler/elementSkipped()``
+    /// when libxml2 reaches the first, in document order; when it reaches the
+    /// second, libxml2's column is set back by the bytes past the first of
+    /// each non-ASCII character on the element's last line (UTF-8), so that
+    /// an error after the element on that line has the column a full parse
+    /// gives it (libxml2 counts characters). The root element gets no second
+    /// marker (a document has one root). `starts` when `bytes` are the
+    /// element's first, `ends` when its last. Costs a copy of the bytes, a
+    /// count of their continuation bytes and libxml2's scan of spaces (its
+    /// fast path); buffers: one as large as the largest piece.
     ///
-    /// While `open` stays the same, the elements go on in one document (a
-    /// libxml2 parser); another `open` ends that document with its `close`
-    /// and begins a new one, in a new libxml2 parser. Cost: `open` and
-    /// `close` parsed once per change of ancestors, a parser per change.
-    ///
-    /// - Throws: ``ParseError`` when the document ended or begun is not
+    /// - Throws: ``ParseError`` when the document before the element is not
     ///   well-formed, or the handler throws.
-    package func skip(to byteOffset: Int64, line: Int, column: Int, open: [UInt8], close: [UInt8]) throws(ParseError) {
-        if session?.open != open {
-            if session != nil { try endDocument() }
-            session = (open, close)
-            try feed(array: open)
+    package func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ParseError) {
+        if starts {
+            blanking = .open
+            markers.append(-1)
+            blankingRoot = (context?.pointee.nameNr ?? 0) == 0
+            blankingUTF8 = readsUTF8
+            drift = 0
+            tail.removeAll(keepingCapacity: true)
+            blanked = 0
         }
-        guard let input = try start().pointee.input else { return }
-        // libxml2 counts its location from here on: the element's in the input.
-        input.pointee.line = Int32(clamping: line)
-        input.pointee.col = Int32(clamping: column)
-        let held = input.pointee.cur.map { current in input.pointee.base.map { current - $0 } ?? 0 } ?? 0
-        input.pointee.consumed = UInt(clamping: byteOffset - Int64(held))
-    }
-
-    /// Parses `bytes` (a context's `open` or `close`).
-    private func feed(array bytes: [UInt8]) throws(ParseError) {
+        blanked += bytes.count
+        // The bytes held back, and one more: the `/` owed at a piece's end.
+        let needed = tail.count + bytes.count + 1
+        if blanks.count < needed { blanks = [UInt8](repeating: 0, count: needed) }
         var failure: ParseError?
-        bytes.withUnsafeBytes { buffer in
-            do throws(ParseError) { try feed(buffer) } catch { failure = error }
+        blanks.withUnsafeMutableBufferPointer { out in
+            var used = tail.count
+            for (index, byte) in tail.enumerated() { out[index] = byte }
+            tail.removeAll(keepingCapacity: true)
+            guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), let output = out.baseAddress
+            else { return }
+            var index = 0
+            while index < bytes.count && blanking != .body {
+                let byte = input[index]
+                let lineBreak = byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                index += 1
+                switch blanking {
+                case .open:
+                    output[used] = UInt8(ascii: "<")
+                    used += 1
+                    blanking = .name
+                case .name:
+                    output[used] = UInt8(ascii: "_")
+                    used += 1
+                    blanking = .space
+                case .space:
+                    if lineBreak {
+                        output[used] = byte
+                        used += 1
+                    } else {
+                        blanking = .slash
+                    }
+                case .slash, .body:
+                    // The `/` owed for the byte before: `/>` needs two bytes on one line.
+                    output[used] = lineBreak ? UInt8(ascii: " ") : UInt8(ascii: "/")
+                    output[used + 1] = lineBreak ? byte : UInt8(ascii: ">")
+                    used += 2
+                    blanking = lineBreak ? .space : .body
+                }
+            }
+            // The rest at once: spaces, then the line breaks put back.
+            let rest = bytes.count - index
+            memset(output + used, Int32(UInt8(ascii: " ")), rest)
+            var lastBreak = index - 1
+            // `\n` (10), then `\r` (13).
+            for lineBreak in stride(from: UInt8(ascii: "\n"), through: UInt8(ascii: "\r"), by: 3) {
+                var from = index
+                while from < bytes.count, let found = memchr(input + from, Int32(lineBreak), bytes.count - from) {
+                    let at = input.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    output[used + at - index] = lineBreak
+                    lastBreak = max(lastBreak, at)
+                    from = at + 1
+                }
+            }
+            used += rest
+            if blankingUTF8 {
+                if lastBreak >= 0 { drift = 0 }
+                drift += Self.continuationBytes(input + lastBreak + 1, count: bytes.count - lastBreak - 1)
+            }
+            if ends && blanking == .slash {
+                output[used] = UInt8(ascii: " ")
+                used += 1
+            }
+            if ends {
+                // The second marker, over four spaces that end the element.
+                if !blankingRoot && blanked >= 8 && used >= 4
+                    && (used - 4..<used).allSatisfy({ output[$0] == UInt8(ascii: " ") })
+                {
+                    for (offset, byte) in "<_/>".utf8.enumerated() { output[used - 4 + offset] = byte }
+                    markers.append(drift)
+                }
+            } else {
+                let held = min(3, used)
+                tail.append(contentsOf: UnsafeBufferPointer(start: output + used - held, count: held))
+                used -= held
+            }
+            do throws(ParseError) { try feed(UnsafeRawBufferPointer(start: output, count: used)) } catch {
+                failure = error
+            }
         }
         if let failure { throw failure }
     }
 
-    /// Ends the document fed since the last change of ancestors (with its
-    /// `close`), and its libxml2 parser: the next bytes start a new one.
-    private func endDocument() throws(ParseError) {
-        try finish()
-        if let context { xmlFreeParserCtxt(context) }
-        context = nil
+    /// Whether libxml2 reads the document as UTF-8 (no encoding declared,
+    /// or UTF-8 declared), so that the bytes of a non-ASCII character are one.
+    private var readsUTF8: Bool {
+        guard let encoding = context?.pointee.encoding else { return true }
+        let name = String(cString: encoding).lowercased()
+        return name == "utf-8" || name == "utf8"
     }
 
     /// Ends the document: reports an error if it is incomplete (unclosed
     /// elements, no root element, truncated input).
     package func finish() throws(ParseError) {
-        if let session, context != nil {
-            try feed(array: session.close)
-            self.session = nil
-        }
         let context = try start()
         sluice_xml_silence_generic_errors()
         let code = xmlParseChunk(context, nil, 0, 1)
@@ -151,11 +246,24 @@ package final class XMLPushParser {
         if let context { return context }
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
-        sax.startElementNs = { context, localName, _, _, _, _, count, _, attributes in
-            XMLPushParser.borrowing(context) { $0.startElement(localName, Int(count), attributes) }
+        sax.startElementNs = { context, localName, prefix, _, _, _, count, _, attributes in
+            XMLPushParser.borrowing(context) { parser in
+                if !parser.markers.isEmpty && prefix == nil && XMLPushParser.isMarker(localName) {
+                    parser.swallowing = true
+                    parser.markerParsed(parser.markers.removeFirst())
+                } else {
+                    parser.startElement(localName, Int(count), attributes)
+                }
+            }
         }
         sax.endElementNs = { context, _, _, _ in
-            XMLPushParser.borrowing(context) { parser in parser.deliver { try parser.handler.endElement() } }
+            XMLPushParser.borrowing(context) { parser in
+                if parser.swallowing {
+                    parser.swallowing = false
+                } else {
+                    parser.deliver { try parser.handler.endElement() }
+                }
+            }
         }
         sax.characters = { context, text, length in XMLPushParser.borrowing(context) { $0.text(text, length) } }
         sax.ignorableWhitespace = sax.characters
@@ -221,6 +329,40 @@ package final class XMLPushParser {
     /// retained: the element and text callbacks come once per event.
     private static func borrowing(_ pointer: UnsafeMutableRawPointer?, _ body: (XMLPushParser) -> Void) {
         Unmanaged<XMLPushParser>.fromOpaque(pointer!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The bytes among `count` at `bytes` that continue a UTF-8 character
+    /// (`10xxxxxx`), eight at a time.
+    private static func continuationBytes(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        var found = 0
+        var index = 0
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self)
+            // Bit 7 set and bit 6 clear, in each byte, as 1 in bit 0; the
+            // product sums the eight bytes in its top byte.
+            let ones = (word & ~(word << 1) & 0x8080_8080_8080_8080) >> 7
+            found += Int((ones &* 0x0101_0101_0101_0101) >> 56)
+            index += 8
+        }
+        while index < count {
+            if bytes[index] & 0xC0 == 0x80 { found += 1 }
+            index += 1
+        }
+        return found
+    }
+
+    /// libxml2 reached a marker of a skipped element: its first (`drift`
+    /// -1) stands for a record; at its last, libxml2's column is set back
+    /// by `drift`.
+    private func markerParsed(_ drift: Int) {
+        guard drift >= 0 else { return deliver { try handler.elementSkipped() } }
+        if let input = context?.pointee.input { input.pointee.col -= Int32(clamping: drift) }
+    }
+
+    /// Whether `name` is `_`, the marker's name (``feed(skipping:starts:ends:)``).
+    private static func isMarker(_ name: UnsafePointer<xmlChar>?) -> Bool {
+        guard let name else { return false }
+        return name[0] == UInt8(ascii: "_") && name[1] == 0
     }
 
     /// Called by the entity loader with libxml2's parser context.

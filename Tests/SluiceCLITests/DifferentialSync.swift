@@ -26,6 +26,9 @@ enum DifferentialSync {
         /// Waits, after a run was stopped, until the store has noticed
         /// (a PostgreSQL server ends a killed client's session on its own time).
         var settle: () -> Void = {}
+        /// The exit status and message of the side's last run that failed as
+        /// it must (a damaged dump).
+        var lastFailure = ""
         /// Given the summary (standard output) of each run that succeeded.
         var summarized: (String) -> Void = { _ in }
     }
@@ -51,6 +54,11 @@ enum DifferentialSync {
                 if let failure = try perform(planned, on: &sides[side]) {
                     return report(sequence, failedAt: index, "\(sides[side].name): \(failure)")
                 }
+            }
+            if case .damaged = planned.step, sides[0].lastFailure != sides[1].lastFailure {
+                return report(
+                    sequence, failedAt: index,
+                    "the runs failed differently: skipping \(sides[0].lastFailure), full \(sides[1].lastFailure)")
             }
             if let difference = firstDifference(contents(skipping.into), contents(full.into)) {
                 return report(sequence, failedAt: index, difference)
@@ -80,6 +88,14 @@ enum DifferentialSync {
             return try succeeds(base + [path], &side)
         case .mappingChange(_, let dump, let deleteMissing):
             return try succeeds(base + sweep(deleteMissing) + dump.files, &side)
+        case .damaged(let dump, _, let deleteMissing):
+            let arguments = base + sweep(deleteMissing) + dump.files
+            let result = try runCommand(binary, arguments)
+            guard result.status != 0 else {
+                return "`sluice \(arguments.joined(separator: " "))` accepted a damaged dump"
+            }
+            side.lastFailure = "exit \(result.status): \(result.stderr)"
+            return nil
         case .stopped(let dump, let signal, let fraction, let resume, let deleteMissing):
             let arguments = base + sweep(deleteMissing) + dump.files
             let process = Process()

@@ -142,6 +142,23 @@ import Testing
         #expect(seen == Set(Self.kinds + ["change file, then the dump before it"]))
     }
 
+    /// The XML seeds cover every damage between elements: a bare `&`, a `<`
+    /// in text, the root's end tag misnamed or missing, a file cut short.
+    @Test func theXMLSeedsCoverEveryDamage() {
+        let damages = [#"" & ""#, #"" a < b""#, "misnamed", "missing", "cut after"]
+        var seen: Set<String> = []
+        for offset in 0..<Self.xmlSeeds {
+            let sequence = SyncSequence(
+                seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
+                directory: TestPaths.temporaryDirectory(), format: .xml)
+            for planned in sequence.steps {
+                guard case .damaged(_, let damage, _) = planned.step else { continue }
+                for kind in damages where damage.contains(kind) { seen.insert(kind) }
+            }
+        }
+        #expect(seen == Set(damages))
+    }
+
     /// The words that mark each kind of step in its description.
     static let kinds = [
         "--delete-missing", "--allow-empty-delete", "--order input", "from standard input", "change file",

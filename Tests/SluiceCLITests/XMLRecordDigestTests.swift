@@ -128,6 +128,53 @@ import Testing
         #expect(skipping.stderr.contains("record 37"), "\(skipping.stderr)")
     }
 
+    /// A document damaged only between the elements it skips (character
+    /// data, end tags, the end of the input) fails a run that skips as it
+    /// fails a full run: the same exit code and message (file, line, column,
+    /// record number), the same rows, from a store whose digests it trusts.
+    /// The elements' titles hold non-ASCII characters, which libxml2 counts
+    /// one column each, and the damage is on their line; every other case
+    /// is read in chunks that cut start tags.
+    @Test func damageBetweenSkippedElementsFailsAsAFullRunFails() throws {
+        let events = (1...40).map { Self.event($0, title: "\u{E9}t\u{E9}\($0)") }
+        let document = Self.document([("<group>", events)])
+        let target = store()
+        for _ in 0..<2 { #expect(try run(target, [file(document)]).status == 0) }
+        #expect(try unchangedRecords(target) == 40, "the second run skips every element")
+        func damaged(_ index: Int, _ text: String) -> String {
+            var damaged = events
+            damaged[index] += text
+            return Self.document([("<group>", damaged)])
+        }
+        let cases: [(name: String, text: String, expected: String)] = [
+            ("a bare &", damaged(9, " & "), ":13:105 (byte 1113), record 11: xmlParseEntityRef"),
+            ("< in text", damaged(19, " a < b"), ":23:107 (byte 2165), record 21: StartTag"),
+            (
+                "a wrong end tag", document.replacingOccurrences(of: "</group>", with: "</grp>"),
+                "record 41: Opening and ending tag mismatch"
+            ),
+            (
+                "an unclosed ancestor", document.replacingOccurrences(of: "</events>\n", with: ""),
+                ":44:9 (byte 4270), record 41"
+            ),
+            ("a truncated file", String(document.prefix(document.count * 2 / 3)), "record 27"),
+            ("content after the root", document + "junk\n", ":46:1 (byte 4281), record 41: Extra content"),
+        ]
+        for (index, damage) in cases.enumerated() {
+            let (skipping, full) = (store(), store())
+            try FileManager.default.copyItem(atPath: target, toPath: skipping)
+            try FileManager.default.copyItem(atPath: target, toPath: full)
+            // Every other case in chunks of 7 bytes: start tags cut, held back.
+            let input = (index % 2 == 1 ? ["--chunk-size", "7"] : []) + [file(damage.text)]
+            let skipped = try run(skipping, input)
+            let parsed = try run(full, ["--no-skip"] + input)
+            #expect(skipped.status != 0 && skipped.status == parsed.status, "\(damage.name): \(skipped.stderr)")
+            #expect(skipped.stderr == parsed.stderr, "\(damage.name):\n\(skipped.stderr)\n\(parsed.stderr)")
+            #expect(skipped.stderr.contains(damage.expected), "\(damage.name): \(skipped.stderr)")
+            #expect(rows(skipping) == rows(full), "\(damage.name)")
+        }
+    }
+
     /// The DOCTYPE is in every element's digest: declaring `title` NMTOKENS
     /// (libxml2 then collapses its spaces) parses every element again, and
     /// the store holds the values a full run gives.

@@ -79,12 +79,16 @@ public struct SyncSequence {
         /// time the side's previous run took, then run again with
         /// `--resume` or afresh.
         case stopped(Dump, signal: Int32, fraction: Double, resume: Bool, deleteMissing: Bool)
+        /// The next day's XML dump with one file damaged between its
+        /// elements (`damage` says how): both sides' runs must fail, with the
+        /// same exit status and message.
+        case damaged(Dump, damage: String, deleteMissing: Bool)
 
         /// The dump the step imports; nil for a change file.
         public var dump: Dump? {
             switch self {
             case .dump(let dump, _, _, _), .mappingChange(_, let dump, _), .stopped(let dump, _, _, _, _): return dump
-            case .changeFile: return nil
+            case .changeFile, .damaged: return nil
             }
         }
 
@@ -92,7 +96,7 @@ public struct SyncSequence {
         public var deletesMissing: Bool {
             switch self {
             case .dump(_, let deleteMissing, _, _), .mappingChange(_, _, let deleteMissing),
-                .stopped(_, _, _, _, let deleteMissing):
+                .stopped(_, _, _, _, let deleteMissing), .damaged(_, _, let deleteMissing):
                 return deleteMissing
             case .changeFile: return false
             }
@@ -110,6 +114,8 @@ public struct SyncSequence {
                 return "dump \(dump.name)\(deleteMissing ? " --delete-missing" : "")"
                     + " \(signal == SIGKILL ? "killed" : "interrupted (SIGINT)") at \(Int(fraction * 100))% of a run, then "
                     + (resume ? "--resume" : "a fresh run")
+            case .damaged(let dump, let damage, let deleteMissing):
+                return "dump \(dump.name) damaged (\(damage))\(deleteMissing ? " --delete-missing" : ""), failing"
             }
         }
     }
@@ -154,6 +160,7 @@ public struct SyncSequence {
     private var day = 0
     private var shape: MappingShape
     private var mapping = ""
+    private var damagedSteps = 0
 
     /// A sequence of `count` steps (the first imports day 0's dump) of
     /// dumps of about `records` lines, written to `directory`.
@@ -264,6 +271,9 @@ public struct SyncSequence {
         switch below(10) {
         case 0...2:
             nextDay(records: records)
+            if format == .xml && chance(2) {
+                return PlannedStep(step: writeDamagedDump(deleteMissing: deleteMissing), mapping: mapping)
+            }
             return PlannedStep(
                 step: .dump(writeDump(), deleteMissing: deleteMissing, orderInput: chance(4), standardInput: chance(6)),
                 mapping: mapping)
@@ -352,6 +362,43 @@ public struct SyncSequence {
         }
         return Dump(
             name: "day \(day)", files: paths, joined: write(document(files[0] + files[1]), "day\(day).\(suffix)"))
+    }
+
+    /// Writes the current files as day `day`'s XML dump with one file
+    /// damaged outside its elements: a bare `&` or a `<` in the text after
+    /// one, the root's end tag misnamed or missing, or the file cut short.
+    private mutating func writeDamagedDump(deleteMissing: Bool) -> Step {
+        let damaged = below(2)
+        let records = files[damaged]
+        var text = document(records)
+        let damage: String
+        // The kinds in turn from one that the seed picks: consecutive seeds cover them all.
+        damagedSteps += 1
+        switch (Int(seed % 5) + damagedSteps) % 5 {
+        case let kind where kind < 2 && !records.isEmpty:
+            let after = below(records.count)
+            let inserted = kind == 0 ? " & " : " a < b"
+            damage = "\"\(inserted)\" after element \(after + 1)"
+            text = document(Array(records[...after])).replacingOccurrences(of: "</events>\n", with: "")
+            text.removeLast()
+            text += inserted + "\n" + records[(after + 1)...].map { $0.element + "\n" }.joined() + "</events>\n"
+        case 0...2:
+            damage = "the root's end tag misnamed"
+            text = text.replacingOccurrences(of: "</events>", with: "</event>")
+        case 3:
+            damage = "the root's end tag missing"
+            text = text.replacingOccurrences(of: "</events>\n", with: "")
+        default:
+            // Short of the root's end tag: what is left never ends the root.
+            let length = below(text.utf8.count - 11) + 1
+            damage = "cut after \(length) bytes"
+            text = String(decoding: text.utf8.prefix(length), as: UTF8.self)
+        }
+        let paths = (0..<2).map { file in
+            write(file == damaged ? text : document(files[file]), "day\(day)-\("ab".dropFirst(file).prefix(1)).xml")
+        }
+        let dump = Dump(name: "day \(day)", files: paths, joined: write(text, "day\(day).xml"))
+        return .damaged(dump, damage: damage, deleteMissing: deleteMissing)
     }
 
     /// `records` as a file of the sequence's format: JSON Lines, or an XML

@@ -116,10 +116,12 @@ final class ParseSide: RecordSink {
         if let recorder {
             try recorder.feed(bytes) { piece throws(ImportError) in
                 do throws(ParseError) { try input.parser.feed(piece) } catch { throw translate(error) }
-            } reposition: { unit, context throws(ImportError) in
-                do throws(ParseError) { try input.parser.skip(to: unit, context: context) } catch {
+            } blank: { piece, starts, ends throws(ImportError) in
+                do throws(ParseError) { try input.parser.feed(skipping: piece, starts: starts, ends: ends) } catch {
                     throw translate(error)
                 }
+            } reposition: { unit, _ throws(ImportError) in
+                do throws(ParseError) { try input.parser.skip(to: unit) } catch { throw translate(error) }
                 input.assembler.numberNext(unit.ordinal)
             }
         } else {
@@ -137,11 +139,14 @@ final class ParseSide: RecordSink {
     func endInput() throws(ImportError) {
         if split != nil { return try endSplit() }
         guard let input else { return }
-        // A parse fed only some units (or none) ends between values, and
+        // A JSON parse fed only some units (or none) ends between values, and
         // numbers the input's records as a whole parse would.
         let selective = recorder?.parsesSome == true
+        try recorder?.flushHeld { piece throws(ImportError) in
+            do throws(ParseError) { try input.parser.feed(piece) } catch { throw translate(error) }
+        }
         do {
-            if !selective || recorder?.parsedAny == true { try input.parser.finish() }
+            if recorder?.fedDocument ?? true { try input.parser.finish() }
         } catch {
             throw translate(error)
         }

@@ -64,7 +64,7 @@ extension ParseWorker {
             let from = span.start.offsetInChunk
             if itemUnits.selective {
                 // A top-level value needs no context.
-                try parser.skip(to: span.start, context: UnitContext())
+                try parser.skip(to: span.start)
                 assembler.numberNext(span.start.ordinal)
                 parsed = from
             }

@@ -128,7 +128,7 @@ final class ParseWorker: RecordSink {
         do throws(ParseError) {
             if let start = item.start {
                 // JSON Lines: a top-level value needs no context.
-                try input.parser.skip(to: start, context: UnitContext())
+                try input.parser.skip(to: start)
                 input.assembler.numberNext(start.ordinal)
             }
             if let units = item.units {

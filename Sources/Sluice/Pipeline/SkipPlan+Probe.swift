@@ -47,15 +47,22 @@ extension SkipPlan {
                     guard !overflow else { return }
                     try recorder.feed(chunk) { piece throws(ImportError) in
                         do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
-                    } reposition: { unit, context throws(ImportError) in
-                        do throws(ParseError) { try parser.skip(to: unit, context: context) } catch {
+                    } blank: { piece, starts, ends throws(ImportError) in
+                        do throws(ParseError) { try parser.feed(skipping: piece, starts: starts, ends: ends) } catch {
                             throw .parse(error)
                         }
+                    } reposition: { unit, _ throws(ImportError) in
+                        do throws(ParseError) { try parser.skip(to: unit) } catch { throw .parse(error) }
                         assembler.numberNext(unit.ordinal)
                     }
                 }
                 if overflow { return nil }
-                do throws(ParseError) { try parser.finish() } catch { throw ImportError.parse(error) }
+                try recorder.flushHeld { piece throws(ImportError) in
+                    do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
+                }
+                do throws(ParseError) { if recorder.fedDocument { try parser.finish() } } catch {
+                    throw ImportError.parse(error)
+                }
                 try recorder.end()
             } catch {
                 // A unit that does not parse: the run's own parse reports it.

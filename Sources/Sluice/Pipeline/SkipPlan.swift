@@ -43,7 +43,9 @@ final class SkipPlan {
     /// unit is trusted.
     private var voided: Set<[UInt8]>? = []
     /// Why an input could not be cut into units (pass 1), as
-    /// ``UnitRecorder/refusal`` says it: then every unit is selected.
+    /// ``UnitRecorder/refusal`` says it, or why its units did not end (it
+    /// ends inside one, or inside an element around them): then every unit
+    /// is selected.
     private(set) var refusal: String?
 
     init(compiled: CompiledMapping, options: ImportOptions, secret: [UInt8], directory: String, inputs: Int) {
@@ -82,7 +84,8 @@ final class SkipPlan {
 
     /// Reads every input, cutting it into units and hashing each as the
     /// run's ``UnitRecorder`` does (a recorder that parses nothing). Sets
-    /// ``refusal`` when the scanner cannot cut an input.
+    /// ``refusal`` when the scanner cannot cut an input, or finds it ends
+    /// inside a unit or an element around them.
     private func hashUnits(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) -> DigestSorter {
         let sorter = DigestSorter(directory: directory)
         let recorder = UnitRecorder(secret: secret, directory: directory)
@@ -96,13 +99,21 @@ final class SkipPlan {
                 name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
             try read(input.name) { chunk throws(ImportError) in
                 try recorder.feed(chunk) { _ throws(ImportError) in
+                } blank: { _, _, _ throws(ImportError) in
                 } reposition: { _, _ throws(ImportError) in
                 }
             }
-            try recorder.end()
+            do {
+                try recorder.end()
+            } catch {
+                // An input that ends inside an element or structure: the parse
+                // of every unit meets the error where a full run does.
+                guard case .parse(let error) = error else { throw error }
+                refusal = refusal ?? "\(error)"
+            }
             unitCounts.append(recorder.unitsSeen)
         }
-        refusal = recorder.refusal
+        refusal = refusal ?? recorder.refusal
         return sorter
     }
 

@@ -38,6 +38,13 @@ final class UnitRecorder {
     /// Whether a unit is being read.
     @exclusivity(unchecked) private var inUnit = false
     @exclusivity(unchecked) private var boundaries: [(boundary: UnitBoundary, context: UnitContext)] = []
+    /// XML with a selection (``feedWhole(_:parse:blank:)``): whether the
+    /// input's units not selected are blanked; whether one is being read,
+    /// and whether its next bytes are its first; the bytes held back.
+    private var blanks = false
+    private var skipping = false
+    private var starting = false
+    private var held: [UInt8] = []
     /// Why the scanner could not cut the current input after all (XML in
     /// UTF-16): it is then parsed whole, and the run's digests are not
     /// trusted (``ImportPipeline/saveUnits()``).
@@ -66,22 +73,35 @@ final class UnitRecorder {
             throw .usage("\(name): \(error)")
         }
         inUnit = false
+        blanks = compiled.documentKind == .xml
+        skipping = false
+        held.removeAll()
     }
 
     /// Whether only the selected units of the current input are parsed: a
     /// ``selection`` and an input the scanner cuts.
     var parsesSome: Bool { selection != nil && !parsesWhole }
+    /// Whether the parser was fed a whole document, to be finished at the
+    /// input's end: all of it, XML with its units blanked, or JSON with a
+    /// unit parsed (a JSON parse fed no unit has nothing to finish).
+    var fedDocument: Bool { !parsesSome || blanks || parsedAny }
     /// The scanner refused the current input: it is parsed whole.
     private var parsesWhole = false
 
     /// Feeds `chunk` to `parse` in pieces that end where units end, hashing
     /// each unit (its context's `open`, then its bytes) and closing it once
     /// its bytes are parsed. With a ``selection``, only the selected units
-    /// are parsed (and hashed), each after `reposition` places the parser
-    /// and the record numbers at its start in its context; the bytes between
-    /// them are not parsed. An input the scanner refuses is parsed whole.
+    /// are parsed (and hashed). JSON: each after `reposition` places the
+    /// parser and the record numbers at its start; the bytes between them
+    /// are not parsed. XML: every byte is parsed, the units not selected
+    /// blanked by `blank` (its flags: the piece is the unit's first, its
+    /// last), so that the document around them is checked as a full parse
+    /// checks it; a start tag's first bytes that the chunk's end leaves
+    /// undecided are held back until the next chunk says whose they are. An
+    /// input the scanner refuses is parsed whole.
     func feed(
         _ chunk: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        blank: (UnsafeRawBufferPointer, Bool, Bool) throws(ImportError) -> Void,
         reposition: (UnitBoundary, UnitContext) throws(ImportError) -> Void
     ) throws(ImportError) {
         boundaries.removeAll(keepingCapacity: true)
@@ -91,7 +111,11 @@ final class UnitRecorder {
             parsesWhole = true
             parsedAny = true
         }
-        if parsesWhole { return try parse(chunk) }
+        if parsesWhole {
+            try flushHeld(parse)
+            return try parse(chunk)
+        }
+        if selection != nil && blanks { return try feedWhole(chunk, parse: parse, blank: blank) }
         let selective = selection != nil
         var parsed = 0
         var hashedFrom = 0
@@ -104,15 +128,6 @@ final class UnitRecorder {
                 parsedAny = true
                 if selective {
                     try reposition(boundary, context)
-                    // The unit's first bytes, cut off by the chunk before (an
-                    // XML start tag), which a selective parse did not read.
-                    if !context.carried.isEmpty {
-                        var failure: ImportError?
-                        context.carried.withUnsafeBytes { bytes in
-                            do throws(ImportError) { try parse(bytes) } catch { failure = error }
-                        }
-                        if let failure { throw failure }
-                    }
                     parsed = at
                 }
                 unit.begin(context)
@@ -126,6 +141,104 @@ final class UnitRecorder {
         }
         if inUnit { unit.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom...])) }
         if inUnit || !selective { try parse(UnsafeRawBufferPointer(rebasing: chunk[parsed...])) }
+    }
+
+    /// ``feed(_:parse:blank:reposition:)`` of XML with a selection: every
+    /// byte to the parser, the selected units as they are (and hashed), the
+    /// others to `blank`.
+    private func feedWhole(
+        _ chunk: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        blank: (UnsafeRawBufferPointer, Bool, Bool) throws(ImportError) -> Void
+    ) throws(ImportError) {
+        var fed = 0
+        var hashedFrom = 0
+        for (boundary, context) in boundaries {
+            let at = boundary.offsetInChunk
+            if boundary.kind == .start {
+                unitsSeen = boundary.ordinal
+                inUnit = selection?.contains(input: input, ordinal: boundary.ordinal) ?? true
+                skipping = !inUnit
+                starting = true
+                if context.carried.isEmpty {
+                    try flushHeld(parse)
+                    try parse(UnsafeRawBufferPointer(rebasing: chunk[fed..<at]))
+                    fed = at
+                }
+                // A unit's carried first bytes are those held back.
+                try feedUnit(held, parse: parse, blank: blank, ends: false)
+                held.removeAll(keepingCapacity: true)
+                guard inUnit else { continue }
+                parsedAny = true
+                unit.begin(context)
+                hashedFrom = at
+            } else if inUnit || skipping {
+                try feedUnit(UnsafeRawBufferPointer(rebasing: chunk[fed..<at]), parse: parse, blank: blank, ends: true)
+                fed = at
+                skipping = false
+                if inUnit {
+                    unit.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<at]))
+                    try close()
+                }
+            }
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: chunk[fed...])
+        if inUnit || skipping {
+            if inUnit { unit.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom...])) }
+            return try feedUnit(rest, parse: parse, blank: blank, ends: false)
+        }
+        // Bytes that may begin a unit wait for the next chunk.
+        let hold = min(scanner?.undecided ?? 0, held.count + rest.count)
+        let sure = held.count + rest.count - hold
+        if sure >= held.count {
+            let fromRest = sure - held.count
+            try flushHeld(parse)
+            try parse(UnsafeRawBufferPointer(rebasing: rest[..<fromRest]))
+            held.append(contentsOf: rest[fromRest...])
+        } else {
+            try Self.withBytes(Array(held[..<sure]), parse)
+            held.removeFirst(sure)
+            held.append(contentsOf: rest)
+        }
+    }
+
+    /// Feeds bytes of the current unit: as they are when it is selected,
+    /// else blanked.
+    private func feedUnit(
+        _ bytes: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        blank: (UnsafeRawBufferPointer, Bool, Bool) throws(ImportError) -> Void, ends: Bool
+    ) throws(ImportError) {
+        if inUnit { return try parse(bytes) }
+        guard bytes.count > 0 || ends else { return }
+        try blank(bytes, starting, ends)
+        starting = false
+    }
+
+    private func feedUnit(
+        _ bytes: [UInt8], parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        blank: (UnsafeRawBufferPointer, Bool, Bool) throws(ImportError) -> Void, ends: Bool
+    ) throws(ImportError) {
+        try Self.withBytes(bytes) { buffer throws(ImportError) in
+            try feedUnit(buffer, parse: parse, blank: blank, ends: ends)
+        }
+    }
+
+    /// Parses the bytes held back at the end of the last chunk (at the end
+    /// of the input, or once they are known to begin no unit).
+    func flushHeld(_ parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void) throws(ImportError) {
+        guard !held.isEmpty else { return }
+        try Self.withBytes(held, parse)
+        held.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs `body` over the bytes of `array`.
+    private static func withBytes(
+        _ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(ImportError) -> Void
+    ) throws(ImportError) {
+        var failure: ImportError?
+        array.withUnsafeBytes { bytes in
+            do throws(ImportError) { try body(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// Ends the input: a unit the end closes (a top-level number) is closed.

@@ -101,6 +101,9 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         }
     }
 
+    /// A record whose digest the store kept, blanked: it takes its number.
+    package func elementSkipped() throws { recordCount += 1 }
+
     package func endElement() throws {
         if isInRecord && recordDepth > 0 {
             recordDepth -= 1

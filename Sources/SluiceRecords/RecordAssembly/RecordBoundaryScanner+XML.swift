@@ -91,6 +91,12 @@ extension RecordBoundaryScanner {
         /// Why the input cannot be scanned, once known.
         private(set) var refusal: BoundaryScanRefusal?
 
+        /// The bytes before `end` (the input offset the scan reached) of a
+        /// start tag outside units whose name is still being read.
+        func undecided(before end: Int64) -> Int {
+            !inUnit && (mode == .open || mode == .name) ? Int(end - lessThan) : 0
+        }
+
         init(paths: [RecordPath]) {
             self.paths = paths.map(\.components)
             allRoutes = paths.count >= 64 ? UInt64.max : (UInt64(1) << UInt64(paths.count)) - 1

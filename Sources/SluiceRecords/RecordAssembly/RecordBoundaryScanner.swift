@@ -141,6 +141,12 @@ package struct RecordBoundaryScanner {
         return try json?.finish(position: position)
     }
 
+    /// How many bytes at the end of what was scanned may be the first bytes
+    /// of a unit: an XML start tag outside units whose name the chunk cut.
+    /// If its name puts it on a path, they are the next start's
+    /// ``UnitContext/carried``; else they are no unit's. JSON: 0.
+    package var undecided: Int { xml?.undecided(before: position.chunkStart) ?? 0 }
+
     /// Why the input cannot be scanned after all, once its first bytes show
     /// it (XML in UTF-16): the scanner then reports no more boundaries, and
     /// every unit must be parsed. `nil` while it can.
