@@ -62,9 +62,9 @@ package protocol ImportStore: AnyObject {
     /// and of the parents their delete scope names; a resumed run keeps the
     /// keys recorded before.
     func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
-    /// Records the keys of `keys` (rows whose key columns of `schema` are
-    /// set, the rest absent) as seen by the run when `schema`'s keys are
-    /// tracked: the keys of units a run skipped (docs/record-digests.md),
+    /// Records the keys of `keys` (rows of `schema`'s key columns alone, in
+    /// the order of ``TableSchema/keyColumns``) as seen by the run when
+    /// `schema`'s keys are tracked: the keys of units a run skipped (docs/record-digests.md),
     /// which a full run would have written. One transaction; a store that
     /// does not track the table does nothing.
     func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError)

@@ -43,10 +43,12 @@ extension SQLiteStore {
             "creating the seen-keys table of \(quoted(schema.name))")
     }
 
-    /// Records the batch's keys as seen. One insert per distinct key, in key
-    /// order.
+    /// Records the keys of the rows of `rows` at `order` as seen, each held
+    /// in the arena columns `keys` (one per key column: a batch's
+    /// ``TableSchema/keyColumns``, or the key-only rows of
+    /// ``markSeen(_:of:)``). One insert per distinct key, in key order.
     func markSeen(
-        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
+        _ rows: RowArena, _ order: [Int], keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
     ) throws(StoreError) {
         let schema = table.schema
         let seen: SQLiteStatement
@@ -65,16 +67,16 @@ extension SQLiteStore {
         let action = "recording seen keys of \(quoted(schema.name))"
         for row in order {
             seen.rewind()
-            for (position, column) in schema.keyColumns.enumerated() {
+            for (position, column) in keys.enumerated() {
                 bind(seen.handle, Int32(position + 1), rows[row, column], bytes)
             }
             try seen.run(action)
         }
     }
 
-    /// Records the keys of `keys` as seen, in one transaction, when
-    /// `schema`'s entity's keys are tracked. The keys are inserted in key
-    /// order: they come in digest order, and inserted so they rewrote most
+    /// Records the keys of `keys` (key columns only) as seen, in one
+    /// transaction, when `schema`'s entity's keys are tracked. The keys are
+    /// inserted in key order: they come in digest order, and inserted so they rewrote most
     /// pages of the seen-keys table at every transaction (2,000,000 events,
     /// the next day with `--delete-missing`: 5,075 MB written). O(n log n),
     /// one insert per key into the seen-keys table's primary key.
@@ -82,12 +84,13 @@ extension SQLiteStore {
         // A table the store does not hold has no rows to sweep.
         guard seenTracked.contains(schema.name), keys.rowCount > 0, let table = tables[schema.name] else { return }
         let action = "recording the keys of skipped records of \(quoted(schema.name)) as seen"
+        let columns = Array(schema.keyColumns.indices)
         var order = Array(0..<keys.rowCount)
-        order.sort { keys.compare(row: $0, schema.keyColumns, with: $1, of: keys) < 0 }
+        order.sort { keys.compare(row: $0, columns, with: $1, of: keys) < 0 }
         try connection.begin(action)
         do throws(StoreError) {
             try keys.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-                try markSeen(keys, order, bytes, table)
+                try markSeen(keys, order, keys: columns, bytes, table)
             }
             try connection.commit(action)
         } catch {
