@@ -29,10 +29,12 @@ final class SkippedKeys {
     /// Keys recorded so far, every entity.
     private(set) var recorded = 0
 
-    /// Nil when the run tracks no entity's keys (it does not sweep).
-    init?(store: any ImportStore, compiled: CompiledMapping) {
+    /// Gathers the keys of the tracked entities among `entities` (per
+    /// entity: whether to gather its keys); nil when there is none (a run
+    /// that does not sweep, or sweeps only in proportion to the change).
+    init?(store: any ImportStore, compiled: CompiledMapping, among entities: [Bool]) {
         schemas = compiled.mappers.map(\.schema)
-        let tracked = SeenKeys.tracked(schemas)
+        let tracked = zip(SeenKeys.tracked(schemas), entities).map { $0 && $1 }
         guard tracked.contains(true) else { return nil }
         self.store = store
         keyPositions = schemas.map { Array($0.keyColumns.indices) }

@@ -66,17 +66,41 @@ extension PostgresStore {
         try beginGroup()
         do throws(StoreError) {
             let table = try table(for: schema)
-            let stage = try stageTable(table)
-            let order = Array(0..<keys.rowCount)
-            try copyRows(
-                keys, order, Array(repeating: 0, count: order.count), columns: table.schema.keyColumns, into: stage,
-                table)
-            try markSeen(stage, table)
+            try markSeen(try stageKeys(keys, table), table)
             try commitGroup()
         } catch {
             rollbackGroup()
             throw error
         }
+    }
+
+    /// Records the keys each sweep in proportion may delete
+    /// (``ImportStore/markRemoved(_:)``): for each entity, its table of them
+    /// made anew and filled from the staged keys (one `COPY`, one insert),
+    /// then analysed so that the sweep looks each one up; all in one
+    /// transaction under the schema lock.
+    package func markRemoved(_ candidates: [(schema: TableSchema, keys: RowArena)]) throws(StoreError) {
+        let action = "recording the keys of records gone from the input"
+        try withSchemaLock(action) { () throws(StoreError) in
+            for (schema, keys) in candidates where seenTracked.contains(schema.name) {
+                let table = try table(for: schema)
+                let removed = Self.removedTable(schema.name)
+                try connection.execute("DROP TABLE IF EXISTS \(pgQuoted(removed))", action)
+                try connection.execute(Self.keyTable(removed, of: schema), action)
+                if keys.rowCount > 0 { try markSeen(try stageKeys(keys, table), table, into: pgQuoted(removed)) }
+                try connection.execute("ANALYZE \(pgQuoted(removed))", action)
+            }
+        }
+    }
+
+    /// Copies `keys` (rows of `table`'s key columns alone) into its staging
+    /// table, which it returns.
+    private func stageKeys(_ keys: RowArena, _ table: Table) throws(StoreError) -> String {
+        let stage = try stageTable(table)
+        let order = Array(0..<keys.rowCount)
+        try copyRows(
+            keys, order, Array(repeating: 0, count: order.count), columns: table.schema.keyColumns, into: stage, table)
+        return stage
     }
 
     /// The temporary table this connection copies `table`'s batches into:

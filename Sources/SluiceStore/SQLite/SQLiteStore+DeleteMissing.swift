@@ -13,6 +13,10 @@ extension SQLiteStore {
     /// The table holding the keys a run has seen for `schema`'s entity.
     static func seenTable(_ entity: String) -> String { "_sluice_seen_" + entity }
 
+    /// The table holding the only keys of `entity` a sweep in proportion
+    /// may delete (``markRemoved(_:)``).
+    static func removedTable(_ entity: String) -> String { "_sluice_removed_" + entity }
+
     /// Stored rows examined per sweep transaction. 200,000 stored rows, half
     /// of them seen: the sweep took 0.5 s in chunks of 10,000, as in one
     /// transaction, while a reader or a kill waits for at most one chunk.
@@ -25,8 +29,9 @@ extension SQLiteStore {
     package func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError) {
         seenTracked.insert(schema.name)
         if !resuming {
-            let table = quoted(Self.seenTable(schema.name))
-            try connection.execute("DROP TABLE IF EXISTS \(table)", "emptying \(table)")
+            for name in [Self.seenTable(schema.name), Self.removedTable(schema.name)] {
+                try connection.execute("DROP TABLE IF EXISTS \(quoted(name))", "emptying \(quoted(name))")
+            }
         }
     }
 
@@ -41,6 +46,56 @@ extension SQLiteStore {
             "CREATE TABLE IF NOT EXISTS \(quoted(Self.seenTable(schema.name))) (\(definitions.joined(separator: ", ")), "
                 + "PRIMARY KEY (\(columns.joined(separator: ", ")))) WITHOUT ROWID",
             "creating the seen-keys table of \(quoted(schema.name))")
+    }
+
+    /// Records the keys each sweep in proportion may delete
+    /// (``ImportStore/markRemoved(_:)``), in key order, in one transaction:
+    /// one insert per key into a table of the key's types, whose rowids
+    /// the sweep walks in chunks as a full one walks the entity's (the keys
+    /// come distinct: no primary key to keep).
+    package func markRemoved(_ candidates: [(schema: TableSchema, keys: RowArena)]) throws(StoreError) {
+        let action = "recording the keys of records gone from the input"
+        try connection.begin(action)
+        do throws(StoreError) {
+            for (schema, keys) in candidates where seenTracked.contains(schema.name) {
+                let name = Self.removedTable(schema.name)
+                try connection.execute("DROP TABLE IF EXISTS \(quoted(name))", action)
+                let definitions = schema.keyColumns.map {
+                    "\(quoted(schema.columns[$0].name)) \(schema.columns[$0].type.sqlType)"
+                }
+                try connection.execute(
+                    "CREATE TABLE \(quoted(name)) (\(definitions.joined(separator: ", ")))", action)
+                let columns = Array(schema.keyColumns.indices)
+                let names = schema.keyColumns.map { quoted(schema.columns[$0].name) }
+                let insert = try SQLiteStatement(
+                    connection,
+                    "INSERT INTO \(quoted(name)) (\(names.joined(separator: ", "))) "
+                        + "VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))", action)
+                var order = Array(0..<keys.rowCount)
+                order.sort { keys.compare(row: $0, columns, with: $1, of: keys) < 0 }
+                try keys.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+                    for row in order {
+                        insert.rewind()
+                        for column in columns { bind(insert.handle, Int32(column + 1), keys[row, column], bytes) }
+                        try insert.run(action)
+                    }
+                }
+            }
+            try connection.commit(action)
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
+
+    /// The table of the keys `schema`'s sweep may delete, when the run
+    /// sweeps it in proportion (``markRemoved(_:)``); nil otherwise.
+    private func removedKeys(_ schema: TableSchema) throws(StoreError) -> String? {
+        let name = Self.removedTable(schema.name)
+        let exists = try connection.strings(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(name))", column: 0,
+            "looking for the keys of records gone from the input")
+        return exists.first == "1" ? name : nil
     }
 
     /// Records the keys of the rows of `rows` at `order` as seen, each held
@@ -102,6 +157,7 @@ extension SQLiteStore {
     /// Whether this run (or the interrupted run it resumes) recorded any key
     /// of `schema`'s entity as seen.
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
+        if try removedKeys(schema) != nil { return true }
         let exists = try connection.strings(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.seenTable(schema.name)))",
             column: 0,
@@ -121,13 +177,17 @@ extension SQLiteStore {
     /// Walks the table in rowid order, ``sweepChunkRows`` rows per
     /// transaction; each row costs one descent of the seen-keys table's
     /// primary key, so the sweep is O(n log n) and holds the write lock for
-    /// one chunk at a time. ``shouldAbort`` is asked between chunks.
+    /// one chunk at a time. ``shouldAbort`` is asked between chunks. A sweep
+    /// in proportion (``markRemoved(_:)``) walks the keys it may delete
+    /// instead, ``sweepChunkRows`` a transaction, one lookup of the table
+    /// and one of the seen keys each.
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema] = []) throws(StoreError) -> Int {
         try ensureSeenTable(schema)
         if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
             try ensureSeenTable(target)
         }
-        let sweep = try SweepStatements(self, schema, links)
+        let removed = try removedKeys(schema)
+        let sweep = try SweepStatements(self, schema, links, among: removed)
         var deleted = 0
         var lower = Int64.min
         while true {
@@ -152,7 +212,8 @@ extension SQLiteStore {
 
     /// How many rows ``deleteMissing(_:links:)`` would delete from
     /// `schema`'s table, and how many it holds; one scan of the table with
-    /// a seen-keys probe per row, outside any transaction of its own.
+    /// a seen-keys probe per row (in proportion: a lookup per key it may
+    /// delete, and the count of the table), outside any transaction of its own.
     package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
         try ensureSeenTable(schema)
         if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
@@ -160,9 +221,10 @@ extension SQLiteStore {
         }
         let (condition, arguments) = SweepStatements.unseen(schema)
         let table = quoted(schema.name)
+        let source = SweepStatements.rows(schema, among: try removedKeys(schema))
         let action = "counting the missing rows of \(table)"
         let count = try SQLiteStatement(
-            connection, "SELECT (SELECT count(*) FROM \(table) WHERE \(condition)), (SELECT count(*) FROM \(table))",
+            connection, "SELECT (SELECT count(*) FROM \(source) WHERE \(condition)), (SELECT count(*) FROM \(table))",
             action)
         for (index, argument) in arguments.enumerated() { count.bind(Int32(index + 1), argument) }
         guard try count.step(action) else { return MissingRows(missing: 0, stored: 0) }
@@ -177,8 +239,9 @@ extension SQLiteStore {
         do throws(StoreError) {
             for name in seenTracked.sorted() {
                 tables[name]?.seen = nil
-                let seen = quoted(Self.seenTable(name))
-                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+                for table in [Self.seenTable(name), Self.removedTable(name)] {
+                    try connection.execute("DROP TABLE IF EXISTS \(quoted(table))", "dropping \(quoted(table))")
+                }
             }
             try markSwept(id)
             try connection.commit("ending the sweeps")
@@ -206,7 +269,11 @@ struct SweepStatements {
     let clear: SQLiteStatement
     let arguments: [String]
 
-    init(_ store: SQLiteStore, _ schema: TableSchema, _ links: [LinkSchema]) throws(StoreError) {
+    /// `removed` names the table of the only keys the sweep may delete
+    /// (a sweep in proportion), nil to consider every row.
+    init(_ store: SQLiteStore, _ schema: TableSchema, _ links: [LinkSchema], among removed: String? = nil)
+        throws(StoreError)
+    {
         let connection = store.connection
         let table = quoted(schema.name)
         self.table = table
@@ -225,11 +292,12 @@ struct SweepStatements {
         let action = "preparing delete-missing of \(table)"
         chunkEnd = try SQLiteStatement(
             connection,
-            "SELECT rowid FROM \(table) WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)",
-            action)
+            "SELECT rowid FROM \(removed.map(quoted) ?? table) WHERE rowid >= ?1 ORDER BY rowid "
+                + "LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)", action)
         unseenRows =
-            "SELECT rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) FROM \(table) "
-            + "WHERE rowid BETWEEN ?1 AND ?2 AND \(conditions)"
+            "SELECT \(table).rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) "
+            + "FROM \(Self.rows(schema, among: removed)) WHERE \(removed == nil ? table : "r").rowid BETWEEN ?1 AND ?2 "
+            + "AND \(conditions)"
         gather = try SQLiteStatement(connection, "INSERT INTO \(swept) " + unseenRows, action)
         delete = try SQLiteStatement(
             connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
@@ -243,6 +311,16 @@ struct SweepStatements {
                 action)
         }
         clear = try SQLiteStatement(connection, "DELETE FROM \(swept)", action)
+    }
+
+    /// The rows of `schema`'s table a sweep considers, as a `FROM` clause:
+    /// the table, or those of the keys in the table `removed` (one lookup
+    /// of the table's key each: `CROSS JOIN` keeps `removed` outside).
+    static func rows(_ schema: TableSchema, among removed: String?) -> String {
+        let table = quoted(schema.name)
+        guard let removed else { return table }
+        let match = schema.keyColumns.map { "\(table).\(quoted(schema.columns[$0].name)) = r.\(quoted(schema.columns[$0].name))" }
+        return "\(quoted(removed)) r CROSS JOIN \(table) ON \(match.joined(separator: " AND "))"
     }
 
     /// The condition on `schema`'s rows that the sweep deletes (key not
