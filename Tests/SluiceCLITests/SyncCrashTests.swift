@@ -183,7 +183,8 @@ import Testing
             }
             let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
             #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
-            #expect(dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys recorded, the store differs")
+            #expect(
+                dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys recorded, the store differs")
             #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
             #expect(
                 StoreReader(store).value(

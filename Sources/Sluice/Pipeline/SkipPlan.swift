@@ -136,10 +136,8 @@ final class SkipPlan {
             let schema = compiled.mappers[entity].schema
             let columns = Array(schema.keyColumns.indices)
             var keys = RowArena(columnCount: columns.count)
-            // Each was read once already (``noteRemoved(_:)``).
-            for key in removedKeys[entity] where !UnitKeys.appendKeyRow(key, columns: columns, to: &keys) {
-                removedOverflow = true
-            }
+            // Each read as a key row once already (``noteRemoved(_:)``).
+            for key in removedKeys[entity] { _ = UnitKeys.appendKeyRow(key, columns: columns, to: &keys) }
             candidates.append((schema, keys))
         }
         guard !candidates.isEmpty else { return }
@@ -150,13 +148,12 @@ final class SkipPlan {
     /// those swept in proportion the keys, each checked to read as a key
     /// row. Keys that do not read, or too many, overflow.
     private func noteRemoved(_ keys: [UInt8]) {
-        var row = RowArena(columnCount: 0)
         let readable = UnitKeys.forEach(keys) { entry in
             guard entry.table < removedProduce.count else { return }
             removedProduce[entry.table] = true
             guard proportional[entry.table], !removedOverflow else { return }
             let columns = Array(compiled.mappers[entry.table].schema.keyColumns.indices)
-            row = RowArena(columnCount: columns.count)
+            var row = RowArena(columnCount: columns.count)
             guard UnitKeys.appendKeyRow(entry.key, columns: columns, to: &row) else {
                 removedOverflow = true
                 return

@@ -90,7 +90,8 @@ extension PostgresStore {
         ]
         if let removed {
             conditions.append(
-                "EXISTS (SELECT 1 FROM \(removed) r WHERE \(keys.map { "r.\($0) = t.\($0)" }.joined(separator: " AND ")))")
+                "EXISTS (SELECT 1 FROM \(removed) r WHERE \(keys.map { "r.\($0) = t.\($0)" }.joined(separator: " AND ")))"
+            )
         }
         var arguments: [String?] = []
         for (column, test) in schema.deleteScope {

@@ -319,7 +319,9 @@ struct SweepStatements {
     static func rows(_ schema: TableSchema, among removed: String?) -> String {
         let table = quoted(schema.name)
         guard let removed else { return table }
-        let match = schema.keyColumns.map { "\(table).\(quoted(schema.columns[$0].name)) = r.\(quoted(schema.columns[$0].name))" }
+        let match = schema.keyColumns.map {
+            "\(table).\(quoted(schema.columns[$0].name)) = r.\(quoted(schema.columns[$0].name))"
+        }
         return "\(quoted(removed)) r CROSS JOIN \(table) ON \(match.joined(separator: " AND "))"
     }
 
