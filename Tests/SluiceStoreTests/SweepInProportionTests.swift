@@ -56,6 +56,24 @@ import Testing
         #expect(!StoreReader(path).rows("SELECT id FROM T").contains(["18"]))
     }
 
+    /// The sweep in proportion walks a chunk of the removed keys by rowid
+    /// and looks each one up in the table: it never scans the table.
+    @Test func sqliteLooksUpEachRemovedKey() throws {
+        let path = TestPaths.temporaryDirectory().appendingPathComponent("plan.sqlite").path
+        var swept = schema
+        swept.deleteMissing = true
+        let store = try SQLiteStore(path: path)
+        try store.prepare([swept])
+        try store.startTrackingSeenKeys([swept], resuming: false)
+        _ = try store.apply(group([(1, "a", 1)], schema: swept))
+        try store.markRemoved([(swept, keys([1, 2]))])
+        let sweep = try SweepStatements(store, swept, [], among: SQLiteStore.removedTable(swept.name))
+        let plan = StoreReader(path).rows("EXPLAIN QUERY PLAN " + sweep.unseenRows).map { $0.last.flatMap { $0 } ?? "" }
+        #expect(plan.contains { $0.hasPrefix("SEARCH r USING INTEGER PRIMARY KEY (rowid>") }, "\(plan)")
+        #expect(plan.contains { $0.hasPrefix("SEARCH T") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN T") }, "\(plan)")
+    }
+
     @Test(.enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started"))
     func postgres() throws {
         let database = try PostgresTestServer.require().newDatabase()
