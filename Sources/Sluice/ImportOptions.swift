@@ -68,10 +68,11 @@ public struct ImportOptions: Sendable, Equatable {
     /// (and JSON whose record path is `$`) are cut at record boundaries into
     /// items of 256 KiB that the threads parse and map, their rows reaching
     /// the store in input order; reading and decompressing keep their own
-    /// thread. Other runs parse on one thread whatever this says: XML, JSON
-    /// records below the top level, runs that keep record digests (the
-    /// default for JSON Lines files into SQLite; ``noSkip`` keeps none),
-    /// `--order input`, zero-config imports and mappings with hooks. Each
+    /// thread. In a run that keeps record digests the threads hash the
+    /// records too, and a run that skips hands them only the records it
+    /// parses. Other runs parse on one thread whatever this says: XML, JSON
+    /// records below the top level, `--order input`, zero-config imports
+    /// and mappings with hooks. Each
     /// thread holds about 1.5 MiB while it works. Not part of a run's
     /// identity: a resume may use another number.
     public var threads = 1

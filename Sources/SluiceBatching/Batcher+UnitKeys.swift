@@ -4,59 +4,86 @@
 /// record: the keys the record produced, with digests of what it
 /// contributed to each (``UnitKeys``). Costs nothing in other runs.
 extension Batcher {
-    /// Marks where the next record's rows begin. O(tables).
+    /// Marks where the next record's rows begin. O(tables); the arenas are
+    /// read in place (iterating them copied each, a dozen retains a table: 1,900
+    /// instructions a record of the events mapping).
     package func markRecord() {
         rowMarks.removeAll(keepingCapacity: true)
-        for arena in arenas { rowMarks.append(arena?.rowCount ?? 0) }
-        for arena in linkArenas { rowMarks.append(arena?.rowCount ?? 0) }
+        for entity in arenas.indices { rowMarks.append(arenas[entity]?.rowCount ?? 0) }
+        for link in linkArenas.indices { rowMarks.append(linkArenas[link]?.rowCount ?? 0) }
     }
 
     /// Appends to `out` an entry (``UnitKeys``) for every row the records
     /// since ``markRecord()`` added: each entity row's key and the digest of
     /// its cells, and per link table each source's key and the digest of
-    /// its link rows. `scratch` holds encodings between calls. O(cells of
-    /// those rows), one SipHash per entry, no allocation once `out` and
-    /// `scratch` have grown.
+    /// its link rows; in an own table (``UnitKeys/ownTables(_:)``) the key
+    /// alone, its contribution being the unit's digest. `scratch` holds
+    /// encodings between calls. O(key cells) per own row, O(cells) and one
+    /// SipHash per other entry, no allocation once `out` and `scratch` have
+    /// grown.
     package func appendRecordKeys(to out: inout [UInt8], hasher: ContributionHasher, scratch: inout [UInt8]) {
         guard rowMarks.count == arenas.count + linkArenas.count else { return }
-        for entity in arenas.indices {
-            guard let arena = arenas[entity], arena.rowCount > rowMarks[entity] else { continue }
-            arena.bytes.withUnsafeBufferPointer { text in
-                for row in rowMarks[entity]..<arena.rowCount {
-                    scratch.removeAll(keepingCapacity: true)
-                    for column in keyColumns[entity] { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
-                    UnitKeys.appendKey(table: entity, scratch, to: &out)
-                    scratch.removeAll(keepingCapacity: true)
-                    RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
-                    UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out)
-                }
+        // Each arena is moved out and back, not copied: a copy retained its
+        // buffers, 17 retains a record of the events mapping.
+        for entity in arenas.indices where (arenas[entity]?.rowCount ?? 0) > rowMarks[entity] {
+            guard let arena = arenas[entity].take() else { continue }
+            appendKeys(of: entity, arena, to: &out, hasher: hasher, scratch: &scratch)
+            arenas[entity] = arena
+        }
+        for link in linkArenas.indices where (linkArenas[link]?.rowCount ?? 0) > rowMarks[arenas.count + link] {
+            guard let arena = linkArenas[link].take() else { continue }
+            appendKeys(ofLink: link, arena, to: &out, hasher: hasher, scratch: &scratch)
+            linkArenas[link] = arena
+        }
+    }
+
+    /// The entries of `entity`'s rows in `arena` since the mark.
+    private func appendKeys(
+        of entity: Int, _ arena: RowArena, to out: inout [UInt8], hasher: ContributionHasher,
+        scratch: inout [UInt8]
+    ) {
+        let own = ownTables[entity]
+        arena.bytes.withUnsafeBufferPointer { text in
+            for row in rowMarks[entity]..<arena.rowCount {
+                scratch.removeAll(keepingCapacity: true)
+                for column in keyColumns[entity] { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
+                UnitKeys.appendKey(table: entity, own: own, scratch, to: &out)
+                if own { continue }
+                scratch.removeAll(keepingCapacity: true)
+                RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
+                UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out)
             }
         }
-        for link in linkArenas.indices {
-            let mark = rowMarks[arenas.count + link]
-            guard let arena = linkArenas[link], arena.rowCount > mark else { continue }
-            let sourceCells = linkShapes[link].sourceColumns
-            arena.bytes.withUnsafeBufferPointer { text in
-                var row = mark
-                while row < arena.rowCount {
-                    scratch.removeAll(keepingCapacity: true)
-                    for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
-                    UnitKeys.appendKey(table: arenas.count + link, scratch, to: &out)
-                    scratch.removeAll(keepingCapacity: true)
-                    // The source's link rows are consecutive: one record's list.
-                    var end = row
-                    while end < arena.rowCount
-                        && (end == row
-                            || (0..<sourceCells).allSatisfy {
-                                RowCoding.encodeAlike(arena[end, $0], arena[row, $0], text)
-                            })
-                    {
-                        RowCoding.append(row: end, of: arena, ordinal: 0, to: &scratch)
-                        end += 1
-                    }
-                    UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out)
-                    row = end
+    }
+
+    /// The entries of link table `link`'s rows in `arena` since the mark: one
+    /// per source.
+    private func appendKeys(
+        ofLink link: Int, _ arena: RowArena, to out: inout [UInt8], hasher: ContributionHasher,
+        scratch: inout [UInt8]
+    ) {
+        let sourceCells = linkShapes[link].sourceColumns
+        let own = ownTables[arenas.count + link]
+        arena.bytes.withUnsafeBufferPointer { text in
+            var row = rowMarks[arenas.count + link]
+            while row < arena.rowCount {
+                scratch.removeAll(keepingCapacity: true)
+                for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
+                UnitKeys.appendKey(table: arenas.count + link, own: own, scratch, to: &out)
+                scratch.removeAll(keepingCapacity: true)
+                // The source's link rows are consecutive: one record's list.
+                var end = row
+                while end < arena.rowCount
+                    && (end == row
+                        || (0..<sourceCells).allSatisfy {
+                            RowCoding.encodeAlike(arena[end, $0], arena[row, $0], text)
+                        })
+                {
+                    if !own { RowCoding.append(row: end, of: arena, ordinal: 0, to: &scratch) }
+                    end += 1
                 }
+                if !own { UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out) }
+                row = end
             }
         }
     }

@@ -40,7 +40,10 @@ package final class Batcher: RecordSink {
     /// In a run that keeps record digests: each entity's and then each link
     /// table's row count when the current record began
     /// (``markRecord()``), so that its rows can be found after it.
-    var rowMarks: [Int] = []
+    @exclusivity(unchecked) var rowMarks: [Int] = []
+    /// Each entity's and then each link table's: whether its rows contribute
+    /// the unit's digest to their keys (``UnitKeys/ownTables(_:)``).
+    let ownTables: [Bool]
 
     /// A batcher writing rows through `compiled`'s mappers and link rows of
     /// its relationships, bounded by `limits`.
@@ -51,6 +54,7 @@ package final class Batcher: RecordSink {
         relations = compiled.relations.map { $0.map(RelationBox.init) }
         links = compiled.links
         linkShapes = links.map { ($0.columnCount, $0.sourceColumns.count, $0.firstAttributeCell) }
+        ownTables = UnitKeys.ownTables(compiled)
         self.limits = limits
         arenas = Array(repeating: nil, count: mappers.count)
         linkArenas = Array(repeating: nil, count: links.count)

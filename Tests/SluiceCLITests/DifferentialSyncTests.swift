@@ -20,14 +20,18 @@ import Testing
     /// sequences differ from the JSON ones only in the form of their files.
     static let xmlSeeds = max(1, seeds / 8)
 
+    /// The seeds whose skipping side parses on two threads, likewise fewer:
+    /// the sequences are the JSON ones.
+    static let threadSeeds = max(1, seeds / 8)
+
     /// A sequence of dumps in `format` and two SQLite sides in a new directory.
     static func setUp(
-        seed: UInt64, fullRun: [String], format: SyncSequence.Format = .jsonl
+        seed: UInt64, fullRun: [String], format: SyncSequence.Format = .jsonl, skippingRun: [String] = []
     ) -> (SyncSequence, DifferentialSync.Side, DifferentialSync.Side) {
         let directory = TestPaths.temporaryDirectory()
         let sequence = SyncSequence(seed: seed, steps: steps, records: records, directory: directory, format: format)
         let skipping = DifferentialSync.Side(
-            name: "skipping", into: directory.appendingPathComponent("skipping.sqlite").path, arguments: [])
+            name: "skipping", into: directory.appendingPathComponent("skipping.sqlite").path, arguments: skippingRun)
         let full = DifferentialSync.Side(
             name: "full", into: directory.appendingPathComponent("full.sqlite").path, arguments: fullRun)
         return (sequence, skipping, full)
@@ -74,6 +78,23 @@ import Testing
             if failure != nil { return }
             #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
             #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
+        }
+    }
+
+    /// The same with the skipping side's every run (first imports, skipping
+    /// runs, kills and their resumes) on two threads, its inputs read 64
+    /// bytes at a time (records cross chunks): its workers hash the units
+    /// and parse the selected ones.
+    @Test(arguments: 0..<groups) func skippingRunsOnTwoThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
+        for offset in stride(from: group, to: Self.threadSeeds, by: Self.groups) {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments,
+                skippingRun: ["--threads", "2", "--chunk-size", "64"])
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
         }
     }
 

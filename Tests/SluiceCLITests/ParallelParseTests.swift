@@ -29,19 +29,29 @@ import Testing
         """)
 
     /// `count` records of about 150 bytes; record `bad`, when given, is
-    /// replaced by `badLine`.
-    func input(_ name: String, count: Int = 12_000, bad: Int? = nil, badLine: String = "") -> String {
+    /// replaced by `badLine`. With `distinct`, record n has key n but every
+    /// tenth repeats the key of one far before it, and each actor's fields
+    /// are the same in all its records: most of the units a digest run
+    /// keeps then agree on every key, and a later run skips them.
+    func input(
+        _ name: String, count: Int = 12_000, bad: Int? = nil, badLine: String = "", distinct: Bool = false
+    ) -> String {
         var lines: [String] = []
         var state: UInt64 = 7
         for index in 1...count {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let id = Int(state >> 33) % 9_000
+            var id = Int(state >> 33) % 9_000
             let actor = Int(state >> 20) % 400
             // Each field of an actor is present in some of its records only.
             var fields = [#""id": \#(actor)"#]
-            if index % 3 == 0 { fields.append(#""login": "a\#(actor)-\#(index)""#) }
-            if index % 5 == 0 { fields.append(#""rank": \#(index)"#) }
-            if index % 7 == 0 { fields.append(#""note": "seen at \#(index)""#) }
+            if distinct {
+                id = index % 10 == 0 ? index / 2 : index
+                fields.append(#""login": "a\#(actor)", "rank": \#(actor)"#)
+            } else {
+                if index % 3 == 0 { fields.append(#""login": "a\#(actor)-\#(index)""#) }
+                if index % 5 == 0 { fields.append(#""rank": \#(index)"#) }
+                if index % 7 == 0 { fields.append(#""note": "seen at \#(index)""#) }
+            }
             let tags = (0..<(index % 3)).map { #""t\#((index + $0) % 11)""# }.joined(separator: ", ")
             lines.append(
                 index == bad
@@ -197,6 +207,146 @@ import Testing
             dumps.append(dump(path))
         }
         #expect(dumps[1] == dumps[0])
+    }
+
+    /// A digest run's arguments (no `--no-skip`): record digests are kept,
+    /// and a later run skips the units they know.
+    func digestArguments(_ store: String, _ input: String, threads: Int, _ extra: [String] = []) -> [String] {
+        ["import", "--mapping", mapping, "--into", store, "--threads", "\(threads)", "-q"] + extra + [input]
+    }
+
+    /// Stores at `paths` that share one digest secret and hold one record,
+    /// their digests voided (a `--no-skip` run): the next digest run into
+    /// each is a first import of every unit, and their digest tables can be
+    /// compared row by row.
+    func digestStores(_ paths: [String]) throws {
+        let seed = store("digest-seed.sqlite")
+        let one = input("seed.jsonl", count: 1)
+        for extra in [[], ["--no-skip"]] {
+            let run = try runCommand(sluice, digestArguments(seed, one, threads: 1, extra))
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        for path in paths {
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: seed + suffix) {
+                try FileManager.default.copyItem(atPath: seed + suffix, toPath: path + suffix)
+            }
+        }
+    }
+
+    /// The next day of `day0`: every 50th record changed, every 97th gone,
+    /// 150 new records (some repeating the keys of old ones), their actors'
+    /// fields as `input(distinct: true)` writes them.
+    func nextDay(_ day0: String, _ name: String) throws -> String {
+        let lines = try String(contentsOfFile: day0, encoding: .utf8).split(separator: "\n")
+        var next: [String] = []
+        for (index, line) in lines.enumerated() where index % 97 != 96 {
+            next.append(index % 50 == 0 ? line.replacingOccurrences(of: "\"record ", with: "\"changed ") : String(line))
+        }
+        for id in 0..<150 {
+            let actor = #"{"id": \#(id % 400), "login": "a\#(id % 400)", "rank": \#(id % 400)}"#
+            next.append(#"{"id": \#(11_950 + id), "kind": "new", "score": \#(id), "actor": \#(actor)}"#)
+        }
+        return TestPaths.file(name, next.joined(separator: "\n") + "\n")
+    }
+
+    /// Runs that keep record digests (the default) give with any number of
+    /// threads what one thread gives, in every table (the digest tables
+    /// included) and in the statistics: the first import (every unit new),
+    /// the same file again (every unit skipped), the next day with
+    /// `--delete-missing` (only the new and changed units parsed, each at its
+    /// place among the others).
+    @Test func digestRunsWithThreadsGiveTheStoreAndStatisticsOfOne() throws {
+        let day0 = input("digest-day0.jsonl", distinct: true)
+        let day1 = try nextDay(day0, "digest-day1.jsonl")
+        let runs = [(1, 65_536), (2, 1_024), (3, 65_536)]
+        let paths = runs.map { store("digest-threads-\($0.0).sqlite") }
+        try digestStores(paths)
+        let steps: [(input: String, extra: [String], skips: Bool)] = [
+            (day0, [], false), (day0, [], true), (day1, ["--delete-missing"], true),
+        ]
+        for (number, step) in steps.enumerated() {
+            var reference: (tables: [String: [String]], statistics: NSDictionary)?
+            for ((threads, chunk), path) in zip(runs, paths) {
+                let stats = path + ".\(number).json"
+                let extra = step.extra + ["--chunk-size", "\(chunk)", "--stats-json", stats]
+                let run = try runCommand(sluice, digestArguments(path, step.input, threads: threads, extra))
+                #expect(run.status == 0, "\(run.stderr)")
+                let result = (dump(path), try statistics(stats))
+                guard let reference else {
+                    reference = result
+                    #expect(result.0["_sluice_unit_pages"]?.isEmpty == false, "step \(number)")
+                    let unchanged = result.1["unchangedRecords"] as? Int ?? 0
+                    #expect(step.skips ? unchanged > 9_000 : unchanged == 0, "step \(number): \(unchanged)")
+                    continue
+                }
+                #expect(result.0 == reference.tables, "step \(number), --threads \(threads)")
+                #expect(result.1 == reference.statistics, "step \(number), --threads \(threads)")
+            }
+        }
+    }
+
+    /// A malformed record in the middle of an item, in a digest run's first
+    /// import and in a skipping run's next day: the message of one thread.
+    @Test func digestRunErrorsAreReportedAsOneThreadReportsThem() throws {
+        let bad = input("digest-bad.jsonl", bad: 7_001, badLine: #"{"id": 12, "kind": nope}"#)
+        let day0 = input("digest-good.jsonl")
+        var outputs: [[String]] = []
+        for threads in [1, 2, 4] {
+            let path = store("digest-bad-\(threads).sqlite")
+            let first = try runCommand(sluice, digestArguments(path, bad, threads: threads))
+            #expect(first.status == 65)
+            let good = try runCommand(sluice, digestArguments(path, day0, threads: threads))
+            #expect(good.status == 0, "\(good.stderr)")
+            let next = try runCommand(sluice, digestArguments(path, bad, threads: threads))
+            #expect(next.status == 65)
+            outputs.append([first.stderr, next.stderr])
+        }
+        #expect(outputs[0][0].contains("record 7001: "), "\(outputs[0][0])")
+        #expect(outputs[0][1].contains("record 7001: "), "\(outputs[0][1])")
+        #expect(outputs[1] == outputs[0])
+        #expect(outputs[2] == outputs[0])
+    }
+
+    /// A digest run with two threads killed at random moments, resumed with
+    /// three, ends in the rows of one uninterrupted thread; the next day,
+    /// into each, leaves the same rows again.
+    @Test func killedDigestRunResumedWithOtherThreadsGivesTheSameStore() throws {
+        let day0 = input("digest-resume.jsonl", count: 16_000, distinct: true)
+        let day1 = try nextDay(day0, "digest-resume-next.jsonl")
+        let extra = ["--batch-rows", "300", "--sort-mib", "1"]
+        let rows = { (path: String) in self.dump(path).filter { !$0.key.hasPrefix("_sluice") } }
+        let reference = store("digest-resume-reference.sqlite")
+        let started = Date()
+        let clean = try runCommand(sluice, digestArguments(reference, day0, threads: 1, extra))
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let duration = UInt32(Date().timeIntervalSince(started) * 1_000_000)
+        let expected = rows(reference)
+        let next = try runCommand(sluice, digestArguments(reference, day1, threads: 1, extra + ["--delete-missing"]))
+        #expect(next.status == 0, "\(next.stderr)")
+        let expectedNext = rows(reference)
+        var interrupted = 0
+        for attempt in 0..<3 {
+            let path = store("digest-resume-\(attempt).sqlite")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sluice)
+            process.arguments = digestArguments(path, day0, threads: 2, extra)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(duration / 5 + UInt32(attempt) * duration / 4)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                interrupted += 1
+            }
+            process.waitUntilExit()
+            let resumed = try runCommand(sluice, digestArguments(path, day0, threads: 3, extra + ["--resume"]))
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(rows(path) == expected, "attempt \(attempt)")
+            let day = try runCommand(sluice, digestArguments(path, day1, threads: 2, extra + ["--delete-missing"]))
+            #expect(day.status == 0, "\(day.stderr)")
+            #expect(rows(path) == expectedNext, "attempt \(attempt), next day")
+        }
+        #expect(interrupted > 0)
     }
 
     @Test func threadsOutOfRangeAreRefused() throws {

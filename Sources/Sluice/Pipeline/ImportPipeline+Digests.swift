@@ -88,7 +88,7 @@ extension ImportPipeline {
             do { unit = try units.next() } catch { throw .spill(error) }
             if var unit {
                 if !mixed.isEmpty {
-                    _ = UnitKeys.forEach(unit.keys) { entry in
+                    _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
                         if mixed.contains(UnitKeys.identity(entry)) { unit.pinned = true }
                     }
                 }

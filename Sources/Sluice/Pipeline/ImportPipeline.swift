@@ -108,10 +108,10 @@ final class ImportPipeline {
             resumePoints: resumePoints,
             resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         parseSide.recorder = recorder
-        if ParseWorkers.refusal(compiled, options, keepsDigests: recorder != nil) == nil {
+        if ParseWorkers.refusal(compiled, options) == nil {
             parseSide.workers = ParseWorkers(
                 count: options.threads, compiled: compiled, options: options, exchange: exchange,
-                spill: parseSide.spill)
+                spill: parseSide.spill, recorder: recorder)
         }
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,

@@ -4,6 +4,9 @@
 /// instead of parsing it: the record-boundary scanner finds where each
 /// top-level value starts, and the bytes since the last item's start are
 /// handed over as the next item once they reach ``ParseWorkers/itemBytes``.
+/// In a run that keeps record digests the items carry their units too
+/// (``ParseItem/Units``), and a skipping run's items hold only the bytes of
+/// the units it selected.
 final class InputSplit {
     /// The input's place among the run's, name, format and compression, and
     /// the records a resume skips in it.
@@ -21,6 +24,11 @@ final class InputSplit {
     /// bytes so far end inside one.
     var units = 0
     var inUnit = false
+    /// In a run that keeps record digests: the units of the next item, and
+    /// whether the unit being read goes into it (a skipping run's selected
+    /// units only).
+    var unitSpans: ParseItem.Units?
+    var inSelected = false
 
     init(
         index: Int, name: String, format: InputFormat, compressed: Bool, skipThrough: Int,
@@ -50,6 +58,7 @@ extension ParseSide {
         split = InputSplit(
             index: inputsBegun, name: name, format: format, compressed: compressed,
             skipThrough: resumePoints[name] ?? 0, scanner: scanner)
+        if let recorder { split?.unitSpans = ParseItem.Units(selective: recorder.selection != nil) }
         inputsBegun += 1
         inputBytes = 0
         rawCurrent = 0
@@ -63,6 +72,7 @@ extension ParseSide {
     /// to the workers (waiting while the next worker's queue is full).
     /// O(bytes): the scan and one copy.
     func feedWorkers(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        if split?.unitSpans != nil { return try feedUnits(bytes, raw: raw) }
         guard let split, let itemBytes = workers?.itemBytes else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
@@ -90,8 +100,21 @@ extension ParseSide {
     /// queued for the store.
     func endSplit() throws(ImportError) {
         guard let split, let workers else { return }
+        // A run that keeps digests ends the scan as its recorder would: the
+        // end may end the last unit, and the scanner's error comes after the parser's.
+        var scanFailure: ParseError?
+        if split.unitSpans != nil {
+            do throws(ParseError) {
+                if try split.scanner.finish() != nil && split.inSelected { split.unitSpans?.endEndsUnit = true }
+            } catch {
+                scanFailure = error
+            }
+            split.unitSpans?.inputUnits = split.units
+            split.unitSpans?.inputBytes = inputBytes
+        }
         try dispatch(last: true, next: nil)
         try workers.endInput()
+        if let scanFailure { throw .parse(scanFailure) }
         if split.units == 0 && resumePoints[split.name] == nil {
             let paths = compiled.routes.map { "\($0.path)" }
             inputWarnings.append(
@@ -126,11 +149,58 @@ extension ParseSide {
             input: split.index, name: split.name, format: split.format, compressed: split.compressed,
             skipThrough: split.skipThrough, bytes: split.pending, start: split.start, last: last,
             bytesBefore: split.start?.byteOffset ?? 0, identity: fileIdentity(split.name) ?? streamIdentity,
-            rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore)
+            rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore, units: split.unitSpans)
         split.pending = []
         split.pending.reserveCapacity(workers.itemBytes)
+        split.unitSpans?.spans = []
         split.start = next
         try workers.dispatch(item)
+    }
+
+    /// A run that keeps record digests: scans the next bytes of the current
+    /// input, adding each unit to the next item (a skipping run: the bytes
+    /// of its selected units only, end to end), and hands each full item to
+    /// the workers at the start of a unit it takes. O(bytes): the scan, one
+    /// copy, a bit test per unit.
+    private func feedUnits(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        guard let split, let itemBytes = workers?.itemBytes else { return }
+        if exchange.cancelled.isSet { throw .cancelled }
+        rawCurrent = raw
+        let selection = recorder?.selection
+        // The chunk's bytes from here on are not yet in the pending item.
+        var from = 0
+        try split.scanner.scan(bytes) { boundary, _ throws(ImportError) in
+            let at = boundary.offsetInChunk
+            guard boundary.kind == .start else {
+                split.inUnit = false
+                guard split.inSelected, let last = split.unitSpans?.spans.indices.last else { return }
+                split.inSelected = false
+                split.unitSpans?.spans[last].end = split.pending.count + at - from
+                guard selection != nil else { return }
+                split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
+                from = at
+                return
+            }
+            split.units = boundary.ordinal
+            split.inUnit = true
+            split.inSelected = selection?.contains(input: split.index, ordinal: boundary.ordinal) ?? true
+            guard split.inSelected else { return }
+            if selection != nil {
+                from = at
+                if split.pending.count >= itemBytes { try dispatch(last: false, next: boundary) }
+            } else if split.pending.count + at - from >= itemBytes {
+                split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
+                from = at
+                try dispatch(last: false, next: boundary)
+            }
+            var start = boundary
+            start.offsetInChunk = split.pending.count + at - from
+            split.unitSpans?.spans.append(ParseItem.UnitSpan(start: start))
+        }
+        if selection == nil || split.inSelected {
+            split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
+        }
+        inputBytes += Int64(bytes.count)
     }
 
     /// Records of each entity skipped (filtered out, or missing their key),

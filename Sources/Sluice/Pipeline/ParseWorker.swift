@@ -34,6 +34,9 @@ struct ParseItem: Sendable {
     var identity: InputIdentity?
     var rawBytes: Int64
     var recordsBefore: Int
+    /// In a run that keeps record digests, the item's units
+    /// (``ParseItem/Units``); `nil` otherwise.
+    var units: Units?
 }
 
 /// What a worker hands the forwarder, in item order.
@@ -44,9 +47,11 @@ enum ParseResult: Sendable {
     case itemDone
     /// The worker was told the input ended (``ParseWorkers/endInput()``).
     case inputEnded
+    /// The digests and keys of the item's units, before its ``itemDone``
+    /// (a run that keeps record digests).
+    case units(UnitBatch)
     /// The item failed; the worker stops.
     case failed(ImportError)
-
 }
 
 /// One parse thread of a run that parses on several (``ParseWorkers``): its
@@ -66,14 +71,20 @@ final class ParseWorker: RecordSink {
     let items: BlockingQueue<ParseItem?>
     let results: BlockingQueue<ParseResult>
     let cancelled: Flag
+    /// In a run that keeps record digests: the unit being read, and the
+    /// units of the item read so far.
+    var unit: PendingUnit?
+    var units = UnitBatch()
     private var input: (index: Int, assembler: RecordAssembler, parser: DocumentParser)?
     private var item: ParseItem?
     /// Set when the result queue refused a group: the run is stopping.
     private var refused = false
 
     /// A worker for `compiled` under `options`, spilling large values into
-    /// the run's `spill`, stopped early by `cancelled`.
-    init(compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag) {
+    /// the run's `spill`, stopped early by `cancelled`; hashing units under
+    /// `secret` in a run that keeps record digests.
+    init(compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag, secret: [UInt8]?) {
+        unit = secret.map(PendingUnit.init)
         self.compiled = compiled
         self.options = options
         self.cancelled = cancelled
@@ -120,20 +131,34 @@ final class ParseWorker: RecordSink {
                 try input.parser.skip(to: start, context: UnitContext())
                 input.assembler.numberNext(start.ordinal)
             }
-            let fed = item.bytes.withUnsafeBytes { bytes in
-                Result { () throws(ParseError) in try input.parser.feed(bytes) }
+            if let units = item.units {
+                try parse(units, of: item, parser: input.parser, assembler: input.assembler)
+            } else {
+                let fed = item.bytes.withUnsafeBytes { bytes in
+                    Result { () throws(ParseError) in try input.parser.feed(bytes) }
+                }
+                try fed.get()
+                if item.last { try input.parser.finish() }
             }
-            try fed.get()
-            if item.last { try input.parser.finish() }
         } catch {
             throw .parse(ParseSide.numbered(error, by: input.assembler))
+        }
+        if !units.isEmpty {
+            guard results.push(.units(units)) else { throw .cancelled }
+            units = UnitBatch()
         }
         guard cut(atEnd: item.last) else { throw .cancelled }
     }
 
     /// The assembler's sink: maps the record, then cuts the group if it is full.
     func record(_ tree: RecordTree, entities: [Int], deleting: [Int], ordinal: Int) throws {
-        try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        if unit != nil {
+            batcher.markRecord()
+            try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+            unit?.recorded(by: batcher)
+        } else {
+            try batcher.record(tree, entities: entities, deleting: deleting, ordinal: ordinal)
+        }
         if batcher.isFull && !cut() { throw WorkerStopped() }
     }
 
@@ -144,7 +169,7 @@ final class ParseWorker: RecordSink {
     private func cut(atEnd: Bool = false) -> Bool {
         guard let item, let assembler = input?.assembler, !batcher.isEmpty else { return true }
         let records = assembler.recordCount
-        let bytes = item.bytesBefore + (atEnd ? Int64(item.bytes.count) : 0)
+        let bytes = atEnd ? item.units?.inputBytes ?? item.bytesBefore + Int64(item.bytes.count) : item.bytesBefore
         let group = batcher.cut(
             checkpoint: Checkpoint(input: item.name, records: records, bytes: bytes, identity: item.identity),
             rawBytes: item.rawBytes, records: item.recordsBefore + records)

@@ -1,3 +1,4 @@
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 
 /// The parse threads of a run that parses on several cores
@@ -12,9 +13,11 @@
 /// so on, so that groups reach the store side's queue in input order with
 /// nothing reordered in memory. The first failure in input order is the
 /// run's: the forwarder meets it only once every earlier item is forwarded,
-/// and then stops every queue. Memory, bounded whatever the input: per
-/// worker one queued item, the item being parsed, the group being filled
-/// and one queued group.
+/// and then stops every queue. In a run that keeps record digests the
+/// workers hash the units of their items, and the forwarder adds them to
+/// the run's ``UnitSpill`` in input order, as one parse thread would.
+/// Memory, bounded whatever the input: per worker one queued item, the item
+/// being parsed, the group being filled and one queued group.
 final class ParseWorkers {
     /// Input bytes in an item, cut at the next record's start: 1 MiB shared
     /// among the workers, from 64 KiB to 256 KiB an item. Large enough
@@ -35,29 +38,33 @@ final class ParseWorkers {
     private let ends = BlockingQueue<ImportError?>(capacity: 1)
     /// The worker of the next item.
     private var next = 0
+    /// Where the units go, in a run that keeps record digests.
+    private let unitSpill: UnitSpill?
 
     /// `count` workers for `compiled` under `options`, forwarding onto
-    /// `exchange`'s queue, spilling large values into the run's `spill`.
+    /// `exchange`'s queue, spilling large values into the run's `spill`;
+    /// in a run that keeps record digests, its `recorder`'s secret hashes
+    /// the units and its spill keeps them.
     init(
         count: Int, compiled: CompiledMapping, options: ImportOptions, exchange: PipelineExchange,
-        spill: ValueSpill
+        spill: ValueSpill, recorder: UnitRecorder?
     ) {
         self.exchange = exchange
+        unitSpill = recorder?.spill
         itemBytes = min(256 << 10, max(64 << 10, (1 << 20) / count))
         workers = (0..<count).map { _ in
             ParseWorker(
-                compiled: compiled, options: options, spill: spill, cancelled: exchange.cancelled)
+                compiled: compiled, options: options, spill: spill, cancelled: exchange.cancelled,
+                secret: recorder?.secret)
         }
         threads = workers.map { worker in Worker { worker.run() } }
         threads.append(Worker { [self] in forward() })
     }
 
     /// Why a run of `compiled` with `options` parses on one thread whatever
-    /// ``ImportOptions/threads`` says, or nil when it parses on several;
-    /// `keepsDigests` when it keeps record digests (``DigestPolicy``).
-    static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions, keepsDigests: Bool) -> String? {
+    /// ``ImportOptions/threads`` says, or nil when it parses on several.
+    static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions) -> String? {
         if options.threads <= 1 { return "one thread" }
-        if keepsDigests { return "the run keeps record digests" }
         if options.order == .input { return "--order input" }
         if compiled.documentKind == .xml { return "XML" }
         // Every top-level value is then one record, numbered as the scanner numbers units.
@@ -110,6 +117,9 @@ final class ParseWorkers {
             switch result {
             case .group(let group):
                 guard exchange.groups.push(group) else { return fail(exchange.storeFailure) }
+            case .units(let units):
+                guard let unitSpill else { continue }
+                do throws(SpillError) { try units.add(to: unitSpill) } catch { return fail(.spill(error)) }
             case .itemDone:
                 turn = (turn + 1) % workers.count
             case .inputEnded:

@@ -30,7 +30,7 @@ extension SkipPlan {
             let recorder = UnitRecorder(secret: secret, directory: directory)
             recorder.selection = selection
             recorder.unitEnded = { unit throws(ImportError) in
-                _ = UnitKeys.forEach(unit.keys) { entry in
+                _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
                     let identity = UnitKeys.identity(entry)
                     if let seen = keys[identity] {
                         if seen.first != entry.contribution { keys[identity]?.mixed = true }
@@ -93,7 +93,7 @@ extension SkipPlan {
                 }
                 guard let entry = next, entry.digest == unit.digest else { return }
                 var affected = false
-                let readable = UnitKeys.forEach(unit.keys) { key in
+                let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { key in
                     if key.table < removedKeys.count && !removedKeys[key.table].isEmpty {
                         removedKeys[key.table].remove(key.key)
                     }
@@ -106,7 +106,7 @@ extension SkipPlan {
                     }
                 }
                 if !readable { affected = true }
-                if !affected, let fallback { affected = try !fallback.add(unit.keys) }
+                if !affected, let fallback { affected = try !fallback.add(unit) }
                 do throws(SpillError) {
                     while let same = next, same.digest == entry.digest {
                         if affected { reselect(same.payload) }

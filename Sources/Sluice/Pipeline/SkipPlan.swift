@@ -147,8 +147,8 @@ final class SkipPlan {
     /// Notes the keys of a removed unit: the entities they fall in, and for
     /// those swept in proportion the keys, each checked to read as a key
     /// row. Keys that do not read, or too many, overflow.
-    private func noteRemoved(_ keys: [UInt8]) {
-        let readable = UnitKeys.forEach(keys) { entry in
+    private func noteRemoved(_ unit: StoredUnit) {
+        let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
             guard entry.table < removedProduce.count else { return }
             removedProduce[entry.table] = true
             guard proportional[entry.table], !removedOverflow else { return }
@@ -170,8 +170,8 @@ final class SkipPlan {
 
     /// Notes which entities swept in proportion a skipped unit produces,
     /// until every one is met.
-    private func noteSkipped(_ keys: [UInt8]) {
-        _ = UnitKeys.forEach(keys) { entry in
+    private func noteSkipped(_ unit: StoredUnit) {
+        _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
             guard entry.table < proportional.count, proportional[entry.table], !skippedProduce[entry.table] else {
                 return
             }
@@ -234,13 +234,13 @@ final class SkipPlan {
                 }
                 guard next?.digest == unit.digest else {
                     removed.append(unit.digest)
-                    noteRemoved(unit.keys)
+                    noteRemoved(unit)
                     return
                 }
                 // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
                 var skips = !unit.pinned
-                if skips, let seen { skips = try seen.add(unit.keys) }
-                if skips && unmet > 0 { noteSkipped(unit.keys) }
+                if skips, let seen { skips = try seen.add(unit) }
+                if skips && unmet > 0 { noteSkipped(unit) }
                 do throws(SpillError) {
                     while let entry = next, entry.digest == unit.digest {
                         if skips {

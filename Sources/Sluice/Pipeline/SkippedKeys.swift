@@ -45,10 +45,10 @@ final class SkippedKeys {
     /// entities, writing an entity's once ``rowsPerWrite`` are gathered.
     /// False when the entries do not read (a store written by something
     /// else): the run parses the unit instead, which records its keys.
-    func add(_ keys: [UInt8]) throws(StoreError) -> Bool {
-        guard UnitKeys.forEach(keys, { _ in }) else { return false }
+    func add(_ unit: StoredUnit) throws(StoreError) -> Bool {
+        guard UnitKeys.forEach(unit.keys, digest: unit.digest, { _ in }) else { return false }
         var readable = true
-        _ = UnitKeys.forEach(keys) { entry in
+        _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
             guard entry.table < pending.count, pending[entry.table] != nil else { return }
             readable =
                 UnitKeys.appendKeyRow(entry.key, columns: keyPositions[entry.table], to: &pending[entry.table]!)

@@ -17,8 +17,12 @@ package struct DigestEntry: Comparable, Sendable {
         self.payload = payload
     }
 
+    /// Word by word: through ``UnitDigest``'s own operators, calls into its
+    /// module, the sorts of a first import spent 1.4% of its CPU comparing.
     package static func < (left: DigestEntry, right: DigestEntry) -> Bool {
-        left.digest != right.digest ? left.digest < right.digest : left.payload < right.payload
+        if left.digest.high != right.digest.high { return left.digest.high < right.digest.high }
+        if left.digest.low != right.digest.low { return left.digest.low < right.digest.low }
+        return left.payload < right.payload
     }
 }
 
@@ -40,8 +44,10 @@ package final class DigestSorter {
     static let readBytes = 64 << 10
 
     private let directory: String
-    private var held: [(entry: DigestEntry, start: Int, count: Int)] = []
-    private var heldBytes: [UInt8] = []
+    // Added to once a unit, from one thread: unchecked (ARCHITECTURE.md,
+    // "Hot path"; checked, 6 M instructions of a 20,000-event first import).
+    @exclusivity(unchecked) private var held: [(entry: DigestEntry, start: Int, count: Int)] = []
+    @exclusivity(unchecked) private var heldBytes: [UInt8] = []
     private var file: Int32 = -1
     private var path = ""
     private var size: Int64 = 0
@@ -56,7 +62,7 @@ package final class DigestSorter {
     deinit { if file >= 0 { close(file) } }
 
     /// Entries added so far.
-    package private(set) var count = 0
+    @exclusivity(unchecked) package private(set) var count = 0
 
     /// Adds one entry with its `bytes`; spills the entries held when they
     /// reach the budget.

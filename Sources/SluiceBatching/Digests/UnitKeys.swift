@@ -7,17 +7,29 @@
 /// there — the row's cells, or the source's link rows — so that a later run
 /// can tell whether the contributions to a key agree without parsing.
 ///
-/// An entry: `varint(table) varint(key bytes) key bytes contribution`, the
-/// key as its cells in ``RowCoding``'s encoding and the contribution as 8
-/// little-endian bytes of a keyed digest (``ContributionHasher``). About 20 bytes
-/// per row for an integer key.
+/// An entry: `varint(table << 1 | own) varint(key bytes) key bytes
+/// [contribution]`, the key as its cells in ``RowCoding``'s encoding. The
+/// contribution of a row of a table that only records themselves write (a
+/// record path's entity that no relationship reaches, and its link tables:
+/// `own`) is the unit's digest, implied and not stored: equal digests mean
+/// equal bytes and so equal rows, and a key such a table shares between two
+/// units is rare (two units then disagree unless their bytes are equal, and
+/// are parsed). Any other contribution is 8 little-endian bytes of a keyed
+/// digest of the row (``ContributionHasher``). About 12 bytes per own row and
+/// 20 per other row for an integer key.
 package enum UnitKeys {
-    /// One entry, as ``forEach(_:_:)`` gives it.
+    /// One entry, as ``forEach(_:digest:_:)`` gives it.
     package struct Entry: Equatable {
         package var table: Int
         package var key: [UInt8]
+        /// The contribution's digest: the one stored, or for a row of an own
+        /// table ``ownContribution(_:)`` of the unit's digest.
         package var contribution: UInt64
     }
+
+    /// The contribution of a row of an own table: the first half of the
+    /// digest of the unit that wrote it.
+    package static func ownContribution(_ digest: UnitDigest) -> UInt64 { digest.high }
 
     /// An entry's table and key as one value: what two units' entries for
     /// the same row share.
@@ -45,10 +57,26 @@ package enum UnitKeys {
         return true
     }
 
+    /// Each entity's and then each link table's: whether it is own, its rows
+    /// written only by records of their own (an entity a record path maps
+    /// that no relationship reaches, and the link tables of such an entity),
+    /// so that a key of it is rarely shared by two units.
+    package static func ownTables(_ compiled: CompiledMapping) -> [Bool] {
+        let records = Set(compiled.routes.flatMap(\.entities))
+        let reached = Set(compiled.relations.flatMap { $0.map(\.target) })
+        let entities = compiled.mappers.indices.map { records.contains($0) && !reached.contains($0) }
+        var links = Array(repeating: false, count: compiled.links.count)
+        for (source, relations) in compiled.relations.enumerated() {
+            for relation in relations { if let link = relation.link { links[link] = entities[source] } }
+        }
+        return entities + links
+    }
+
     /// Appends the start of an entry to `out`: its table and key, which
-    /// ``appendContribution(_:to:)`` then completes.
-    static func appendKey(table: Int, _ key: [UInt8], to out: inout [UInt8]) {
-        RowCoding.appendVarint(UInt64(table), to: &out)
+    /// ``appendContribution(_:to:)`` then completes unless the table is
+    /// `own` (its contribution is the unit's digest).
+    static func appendKey(table: Int, own: Bool, _ key: [UInt8], to out: inout [UInt8]) {
+        RowCoding.appendVarint(UInt64(table) << 1 | (own ? 1 : 0), to: &out)
         RowCoding.appendVarint(UInt64(key.count), to: &out)
         out += key
     }
@@ -58,21 +86,28 @@ package enum UnitKeys {
         withUnsafeBytes(of: contribution.littleEndian) { out.append(contentsOf: $0) }
     }
 
-    /// The entries of `bytes`, in order; false when they are malformed (a
-    /// store written by something else), after the entries before.
-    package static func forEach(_ bytes: [UInt8], _ body: (Entry) throws -> Void) rethrows -> Bool {
+    /// The entries of `bytes`, the keys of the unit whose digest is
+    /// `digest`, in order; false when they are malformed (a store written by
+    /// something else), after the entries before.
+    package static func forEach(
+        _ bytes: [UInt8], digest: UnitDigest, _ body: (Entry) throws -> Void
+    ) rethrows -> Bool {
         try bytes.withUnsafeBytes { raw in
             var position = 0
             while position < raw.count {
-                guard let table = RowCoding.readVarint(raw, &position),
-                    let length = RowCoding.readVarint(raw, &position), length <= raw.count - position,
-                    position + Int(length) + 8 <= raw.count
+                guard let tag = RowCoding.readVarint(raw, &position),
+                    let length = RowCoding.readVarint(raw, &position), length <= raw.count - position
                 else { return false }
+                let own = tag & 1 == 1
+                guard own || position + Int(length) + 8 <= raw.count else { return false }
                 let key = Array(raw[position..<position + Int(length)])
                 position += Int(length)
-                let contribution = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                position += 8
-                try body(Entry(table: Int(table), key: key, contribution: contribution))
+                var contribution = ownContribution(digest)
+                if !own {
+                    contribution = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                    position += 8
+                }
+                try body(Entry(table: Int(tag >> 1), key: key, contribution: contribution))
             }
             return true
         }

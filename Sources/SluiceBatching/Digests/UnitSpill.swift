@@ -26,6 +26,12 @@ package final class UnitSpill {
         try sorter.add(DigestEntry(digest: unit.digest, payload: unit.pinned ? 1 : 0), bytes: unit.keys)
     }
 
+    /// Adds one unit, not pinned, whose `keys` are a slice of a buffer that
+    /// holds several units' keys.
+    package func add(digest: UnitDigest, keys: ArraySlice<UInt8>) throws(SpillError) {
+        try sorter.add(DigestEntry(digest: digest, payload: 0), bytes: keys)
+    }
+
     /// The units in digest order (a digest added twice, once: the same
     /// bytes give the same keys). Ends the spill.
     package func sorted() throws(SpillError) -> SortedUnits { SortedUnits(try sorter.sorted()) }

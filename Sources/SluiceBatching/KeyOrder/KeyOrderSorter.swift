@@ -175,9 +175,10 @@ package final class KeyOrderSorter {
                     disagreeing: log.map { log in
                         { [keys = table.keys] rows, row in log.add(table: entity, rows, row: row, keys: keys) }
                     })
-                for row in rows {
-                    try file.append(row: row, of: table.held, ordinal: table.held.ordinals[row])
-                }
+                // Read through one local copy: `table.held` in the loop copied
+                // the arena a row (84,703 copies, 24 M instructions at 20,000 events).
+                let held = table.held
+                for row in rows { try file.append(row: row, of: held, ordinal: held.ordinals[row]) }
                 try file.endRun()
                 spilledRows += rows.count
                 while file.runs.count > fanIn(of: table) { try compact(table, file, codec) }
