@@ -16,11 +16,17 @@ package struct DigestSet: Sendable, Equatable {
     package var valid: Bool
     /// Units kept.
     package var units: Int
+    /// The entities whose every row (within their delete scope) a unit of
+    /// the set produced: those the run that saved it swept
+    /// (``ImportStore/markCovered(_:)``). A run that skips sweeps them in
+    /// proportion to the change: it deletes only keys of the units gone.
+    package var covered: Set<String>
 
-    package init(secret: [UInt8], fingerprint: String, valid: Bool, units: Int) {
+    package init(secret: [UInt8], fingerprint: String, valid: Bool, units: Int, covered: Set<String> = []) {
         self.secret = secret
         self.fingerprint = fingerprint
         self.valid = valid
         self.units = units
+        self.covered = covered
     }
 }

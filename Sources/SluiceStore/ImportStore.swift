@@ -62,13 +62,23 @@ package protocol ImportStore: AnyObject {
     /// and of the parents their delete scope names; a resumed run keeps the
     /// keys recorded before.
     func startTrackingSeenKeys(_ schemas: [TableSchema], resuming: Bool) throws(StoreError)
-    /// Records the keys of `keys` (rows whose key columns of `schema` are
-    /// set, the rest absent) as seen by the run when `schema`'s keys are
-    /// tracked: the keys of units a run skipped (docs/record-digests.md),
+    /// Records the keys of `keys` (rows of `schema`'s key columns alone, in
+    /// the order of ``TableSchema/keyColumns``) as seen by the run when
+    /// `schema`'s keys are tracked: the keys of units a run skipped (docs/record-digests.md),
     /// which a full run would have written. One transaction; a store that
     /// does not track the table does nothing.
     func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError)
-    /// Whether the run recorded any key of `schema`.
+    /// Records, in one transaction, the keys that the sweep of each entity
+    /// of `candidates` may delete (rows of its key columns alone): in a run
+    /// that sweeps in proportion to the change (docs/record-digests.md), the
+    /// keys of the units gone from its inputs that no unit it skips
+    /// produces. From then on the entity's sweep deletes only among them
+    /// (what the run did not see of them), its ``hasSeenKeys(_:)`` is true,
+    /// and a resumed run does the same; they are forgotten with the seen
+    /// keys.
+    func markRemoved(_ candidates: [(schema: TableSchema, keys: RowArena)]) throws(StoreError)
+    /// Whether the run recorded any key of `schema`, or the keys its sweep
+    /// in proportion may delete (``markRemoved(_:)``).
     func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool
     /// How many rows ``deleteMissing(_:links:)`` would delete from
     /// `schema`'s table now, and how many it holds; deletes nothing. Costs
@@ -108,7 +118,13 @@ package protocol ImportStore: AnyObject {
     /// transaction; the `last` call of a run marks the set valid.
     func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError)
     /// Marks the digest set invalid: a run writes without keeping digests.
+    /// Forgets the entities it covers.
     func voidDigests() throws(StoreError)
+    /// Records that the set covers `entities`: every row of their tables
+    /// (within their delete scope) was produced by a unit of the set, as
+    /// after a sweep of a run that saved it (``DigestSet/covered``). Every
+    /// ``startDigests(fingerprint:secret:fresh:)`` forgets them.
+    func markCovered(_ entities: [String]) throws(StoreError)
     /// Calls `body` with each unit kept, in digest order.
     func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError)
     /// Starts a run that writes `tables` (each with its key columns, link

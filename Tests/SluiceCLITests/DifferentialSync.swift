@@ -44,12 +44,14 @@ enum DifferentialSync {
     /// Runs `sequence` on `skipping` and `full`, comparing their stores'
     /// `contents` after every step; returns nil when they always agree,
     /// else the seed, the steps and the first difference (or the run that
-    /// failed).
+    /// failed). `before` is given each step before its runs.
     static func run(
-        _ sequence: SyncSequence, skipping: Side, full: Side, contents: (String) -> [Table]
+        _ sequence: SyncSequence, skipping: Side, full: Side, contents: (String) -> [Table],
+        before: (SyncSequence.PlannedStep) -> Void = { _ in }
     ) throws -> String? {
         var sides = [skipping, full]
         for (index, planned) in sequence.steps.enumerated() {
+            before(planned)
             for side in sides.indices {
                 if let failure = try perform(planned, on: &sides[side]) {
                     return report(sequence, failedAt: index, "\(sides[side].name): \(failure)")

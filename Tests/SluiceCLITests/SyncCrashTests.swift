@@ -91,16 +91,21 @@ import Testing
     }
 
     /// A next day with `--delete-missing` that skips the records it kept
-    /// records their keys as seen before it parses: killed then, and resumed
-    /// (a resumed run parses every record) or run afresh, it ends where an
-    /// uninterrupted run does, and the run after a fresh one skips again
-    /// (before, a run that swept parsed every record).
+    /// records their keys as seen before it parses, when the digest set does
+    /// not cover Event (a run without `--delete-missing` dropped records the
+    /// one before had): killed then, and resumed (a resumed run parses every
+    /// record) or run afresh, it ends where an uninterrupted run does, and
+    /// the run after a fresh one skips again (before, a run that swept
+    /// parsed every record).
     @Test func aKillWhileSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
         let directory = TestPaths.temporaryDirectory()
+        let more = Self.events(Array(1...30_500), name: "more.jsonl")
         let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
         let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
         let base = directory.appendingPathComponent("base.sqlite").path
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, more]).status == 0)
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
+        #expect(StoreReader(base).value("SELECT count(*) FROM _sluice_digest_covered") == "0")
         let reference = directory.appendingPathComponent("reference.sqlite").path
         try FileManager.default.copyItem(atPath: base, toPath: reference)
         let sync = ["import", "--mapping", mapping, "--delete-missing", most]
@@ -123,7 +128,7 @@ import Testing
                 Int(StoreReader(store).value(seen) ?? "0") ?? 0 > 0
             }
             let recorded = Int(StoreReader(store).value(seen) ?? "0") ?? 0
-            if wasKilled && recorded > 0 && StoreReader(store).count("Event") == 30_000 { landed.insert(resume) }
+            if wasKilled && recorded > 0 && StoreReader(store).count("Event") == 30_500 { landed.insert(resume) }
             let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
             #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
             #expect(dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys seen, the store differs")
@@ -135,6 +140,61 @@ import Testing
             #expect(dump(store) == expected)
         }
         #expect(landed == [true, false], "kills landed while the keys were recorded, resumed then: \(landed)")
+    }
+
+    /// The same night when the digest set covers Event (its store was made
+    /// by the digest run that kept the set): the run records no skipped
+    /// key, only the keys of the 3,000 records gone (`_sluice_removed_Event`),
+    /// and sweeps among them. Killed once they are recorded (before or
+    /// during the sweep), then resumed or run afresh, it ends where an
+    /// uninterrupted run does, and the run after a fresh one skips again.
+    @Test func aKillOnceTheRemovedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
+        let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
+        let base = directory.appendingPathComponent("base.sqlite").path
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
+        #expect(StoreReader(base).value("SELECT entity FROM _sluice_digest_covered") == "Event")
+        let reference = directory.appendingPathComponent("reference.sqlite").path
+        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        let sync = ["import", "--mapping", mapping, "--delete-missing", most]
+        let stats = directory.appendingPathComponent("stats.json").path
+        func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
+        let clean = try runCommand(sluice, sync + ["--into", reference, "--stats-json", stats])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(try skipped().contains(#""unchangedRecords": 27000"#))
+        let expected = dump(reference)
+        #expect(expected[0].count == 27_000)
+
+        var landed: Set<Bool> = []
+        for attempt in 0..<8 where landed.count < 2 {
+            let resume = attempt % 2 == 0
+            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
+            try FileManager.default.copyItem(atPath: base, toPath: store)
+            let removed = "SELECT count(*) FROM _sluice_removed_Event"
+            let wasKilled = try Self.killed(sync + ["--into", store]) {
+                Int(StoreReader(store).value(removed) ?? "0") ?? 0 > 0
+            }
+            let recorded = Int(StoreReader(store).value(removed) ?? "0") ?? 0
+            let seen = Int(StoreReader(store).value("SELECT count(*) FROM _sluice_seen_Event") ?? "0") ?? 0
+            if wasKilled && recorded > 0 {
+                #expect(recorded == 3_000 && seen == 0, "attempt \(attempt): \(recorded) removed, \(seen) seen")
+                landed.insert(resume)
+            }
+            let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
+            #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
+            #expect(
+                dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys recorded, the store differs")
+            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
+            #expect(
+                StoreReader(store).value(
+                    "SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_removed%' ESCAPE '\\'") == "0")
+            guard !resume else { continue }
+            #expect(try runCommand(sluice, sync + ["--into", store, "--stats-json", stats]).status == 0)
+            #expect(try skipped().contains(#""unchangedRecords": 27000"#), "attempt \(attempt)")
+            #expect(dump(store) == expected)
+        }
+        #expect(landed == [true, false], "kills landed once the removed keys were recorded, resumed then: \(landed)")
     }
 
     /// Zero-config with integer keys imported twice: before the fix the key

@@ -53,6 +53,31 @@ enum DigestPolicy {
         return Set(references.map(\.targetTable) + compiled.links.filter { $0.missing == .stub }.map(\.targetTable))
     }
 
+    /// Per entity of `compiled`: whether a digest set can cover it
+    /// (``DigestSet/covered``: every row of its table produced by a unit of
+    /// the set): keyed, and not a table that missing references stub into (a
+    /// stub is a row no unit produced).
+    static func coverable(_ compiled: CompiledMapping) -> [Bool] {
+        let stubbed = stubTargets(compiled)
+        return compiled.mappers.map { !$0.schema.keyColumns.isEmpty && !stubbed.contains($0.schema.name) }
+    }
+
+    /// Per entity of `compiled`: whether a run that skips, under a set that
+    /// covers the entities of `covered`, sweeps it in proportion to the
+    /// change (docs/record-digests.md, "Delete-missing"): deletes only keys of
+    /// the units gone, and records no skipped unit's keys as seen. A swept
+    /// entity the set covers, unless a delete scope reads every seen key of
+    /// it or of its parent (`delete-scope-parent`, its own or another's that
+    /// names it).
+    static func sweepsInProportion(_ compiled: CompiledMapping, covered: Set<String>) -> [Bool] {
+        let schemas = compiled.mappers.map(\.schema)
+        let parents = Set(schemas.filter(\.deleteMissing).compactMap { $0.deleteScopeParent?.targetTable })
+        return zip(schemas, coverable(compiled)).map { schema, coverable in
+            coverable && schema.deleteMissing && covered.contains(schema.name) && schema.deleteScopeParent == nil
+                && !parents.contains(schema.name)
+        }
+    }
+
     /// What decides the rows a unit produces, or whether it is accepted, as
     /// the digest set records it: the version of their meaning, the mapping
     /// compiled for the run, the write mode, the format, the record limits.

@@ -56,6 +56,7 @@ extension ImportPipeline {
                     storeSide.reportProgress(.deleting, table: schema.name)
                     let deleted = try store.deleteMissing(schema, links: compiled.links)
                     storeSide.counts[entity].deleted += deleted
+                    if schema.deleteScopeParent == nil { sweptWhole.insert(schema.name) }
                     if deleted > 0 && stubbed.contains(schema.name) { stubsDeleted.append(schema.name) }
                 }
                 if trusted == true {

@@ -67,7 +67,9 @@ extension ImportPipeline {
         try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
         let plan =
             skips
-            ? SkipPlan(compiled: compiled, options: options, secret: secret, directory: directory, inputs: inputs)
+            ? SkipPlan(
+                compiled: compiled, options: options, secret: secret, directory: directory, inputs: inputs,
+                covered: kept?.covered ?? [])
             : nil
         return (recorder, plan, nil)
     }
@@ -146,6 +148,25 @@ extension ImportPipeline {
             }
             batch.removeAll(keepingCapacity: true)
             if unit == nil { return }
+        }
+    }
+
+    /// After the sweeps of a run that kept digests and left its set valid,
+    /// records the entities the set covers (``DigestSet/covered``): of those
+    /// it can cover, the ones the run swept whole (no `delete-scope-parent`),
+    /// those whose tables the run made, and those covered at its start that
+    /// no unit gone from its inputs produced a key of.
+    func markCovered() throws(ImportError) {
+        guard !options.dryRun, parseSide.recorder != nil else { return }
+        let carried = skipPlan?.stillCovered ?? []
+        let coverable = DigestPolicy.coverable(compiled)
+        let covered = compiled.mappers.indices.filter { coverable[$0] }.map { compiled.mappers[$0].schema.name }
+            .filter { sweptWhole.contains($0) || newTables.contains($0) || carried.contains($0) }
+        do throws(StoreError) {
+            guard !covered.isEmpty, try store.digestSet()?.valid == true else { return }
+            try store.markCovered(covered)
+        } catch {
+            throw .store(error)
         }
     }
 

@@ -26,6 +26,7 @@ extension ImportPipeline {
         do throws(ImportError) {
             try saveUnits()
             try sweepMissing(&warnings)
+            try markCovered()
         } catch {
             record(failure: error)
             throw error

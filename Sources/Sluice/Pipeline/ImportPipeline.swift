@@ -41,6 +41,13 @@ final class ImportPipeline {
     /// which it keeps voiding the keys it writes: the set's units and its
     /// secret, should the run make its own set after all.
     var voiding: VoidedSet?
+    /// The entities whose tables the store did not hold when the run began:
+    /// every row they end with is one the run wrote.
+    var newTables: Set<String> = []
+    /// The entities the run's sweeps read whole: every stored row within
+    /// the delete scope that the run did not see went (no
+    /// `delete-scope-parent`).
+    var sweptWhole: Set<String> = []
 
     init(
         compiled: CompiledMapping, storePath: String, openStore: Importer.StoreOpener?, options: ImportOptions,
@@ -64,8 +71,10 @@ final class ImportPipeline {
             } else {
                 store = try target.open(options: options.store, dryRun: options.dryRun)
             }
-            for mapper in compiled.mappers where !mapper.tableIsReady {
-                if let stored = try store.storedColumns(of: mapper.schema.name) { mapper.adopt(stored: stored) }
+            for mapper in compiled.mappers {
+                let stored = try store.storedColumns(of: mapper.schema.name)
+                if stored == nil { newTables.insert(mapper.schema.name) }
+                if let stored, !mapper.tableIsReady { mapper.adopt(stored: stored) }
             }
             // A table still waiting for its first record is made with its first batch.
             try store.prepare(compiled.mappers.filter(\.tableIsReady).map(\.schema), links: compiled.links)

@@ -75,9 +75,14 @@ extension SkipPlan {
 
     /// Selects the kept units (in `kept`, by digest) that produce a key the
     /// probed units contribute something else to, and records every key
-    /// whose contributions disagree as mixed.
+    /// whose contributions disagree as mixed. In the same scan, drops from
+    /// ``removedKeys`` every key a kept unit produces (a key several units
+    /// write goes only when none of this run's does), and hands each kept
+    /// unit's keys to `fallback` (the entities swept in proportion, when
+    /// their removed keys overflowed). A kept unit whose keys do not read,
+    /// or that `fallback` cannot read, is parsed.
     func close(
-        over probed: [[UInt8]: Contribution], kept: DigestSorter, store: any ImportStore
+        over probed: [[UInt8]: Contribution], kept: DigestSorter, store: any ImportStore, fallback: SkippedKeys?
     ) throws(ImportError) {
         var contributions = probed
         let sorted: SortedDigests
@@ -86,19 +91,30 @@ extension SkipPlan {
         do { next = try sorted.next()?.entry } catch { throw .spill(error) }
         var failure: SpillError?
         do {
-            try store.forEachUnit { unit in
+            try store.forEachUnit { (unit) throws(StoreError) in
                 do throws(SpillError) {
                     while let entry = next, entry.digest < unit.digest { next = try sorted.next()?.entry }
-                    guard let entry = next, entry.digest == unit.digest else { return }
-                    var affected = false
-                    _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { key in
-                        let identity = UnitKeys.identity(key)
-                        guard let seen = contributions[identity] else { return }
-                        if seen.mixed || seen.first != key.contribution {
-                            affected = true
-                            contributions[identity]?.mixed = true
-                        }
+                } catch {
+                    failure = failure ?? error
+                    return
+                }
+                guard let entry = next, entry.digest == unit.digest else { return }
+                var affected = false
+                let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { key in
+                    if key.table < removedKeys.count && !removedKeys[key.table].isEmpty {
+                        removedKeys[key.table].remove(key.key)
                     }
+                    guard !contributions.isEmpty else { return }
+                    let identity = UnitKeys.identity(key)
+                    guard let seen = contributions[identity] else { return }
+                    if seen.mixed || seen.first != key.contribution {
+                        affected = true
+                        contributions[identity]?.mixed = true
+                    }
+                }
+                if !readable { affected = true }
+                if !affected, let fallback { affected = try !fallback.add(unit) }
+                do throws(SpillError) {
                     while let same = next, same.digest == entry.digest {
                         if affected { reselect(same.payload) }
                         next = try sorted.next()?.entry
@@ -107,6 +123,7 @@ extension SkipPlan {
                     failure = failure ?? error
                 }
             }
+            try fallback?.finish()
         } catch {
             throw .store(error)
         }

@@ -9,20 +9,31 @@ import SluiceParsers
 /// 1. reads every input once, cutting it into units and hashing each;
 /// 2. joins the digests, sorted, with the store's units in digest order:
 ///    units it kept are skipped (unless pinned), their keys counted as seen
-///    by a run that sweeps (``SkippedKeys``), new ones selected, and the
-///    kept units the inputs no longer have are ``removed``;
+///    by a run that sweeps (``SkippedKeys``) unless it sweeps their entity
+///    in proportion to the change, new ones selected, and the kept units the
+///    inputs no longer have are ``removed``, their keys gathered for the
+///    sweeps in proportion;
 /// 3. parses the selected units without writing them (a probe), to learn
 ///    the keys they produce and what they contribute to each;
 /// 4. selects the kept units that produce one of those keys with another
 ///    contribution, since then the order of the contributions decides the
-///    row, and records such keys as mixed (their units are pinned).
+///    row, and records such keys as mixed (their units are pinned); drops
+///    from the removed units' keys those a skipped unit produces too, and
+///    has the store record the rest (``ImportStore/markRemoved(_:)``): the
+///    only keys the sweeps in proportion may delete.
 /// The run then parses ``selection``. Memory: the sorters' budgets, a bit
-/// per unit, and the keys of the selected units (at most
-/// ``maxProbedKeys``; past that every unit is selected).
+/// per unit, the keys of the selected units (at most ``maxProbedKeys``;
+/// past that every unit is selected) and those of the removed units in
+/// entities swept in proportion (at most ``maxRemovedKeys``; past that
+/// their skipped keys are recorded as seen, as for any other entity).
 final class SkipPlan {
     /// The keys of selected units the probe holds; past it the run parses
     /// every unit (a change this large costs what a full run does).
     static let maxProbedKeys = 1_000_000
+    /// The keys of removed units the plan holds for the sweeps in
+    /// proportion (about 100 bytes each); past it those entities' skipped
+    /// keys are recorded as seen instead, in one more scan of the units.
+    static let maxRemovedKeys = 100_000
 
     let compiled: CompiledMapping
     let options: ImportOptions
@@ -47,13 +58,54 @@ final class SkipPlan {
     /// ends inside one, or inside an element around them): then every unit
     /// is selected.
     private(set) var refusal: String?
+    /// The entities the store's set covered when the run started
+    /// (``DigestSet/covered``).
+    let covered: Set<String>
+    /// Per entity: whether the run sweeps it in proportion to the change
+    /// (``DigestPolicy/sweepsInProportion(_:covered:)``).
+    let proportional: [Bool]
+    /// Per entity: the keys of its that removed units produce and no skipped
+    /// unit does (once ``close(over:kept:store:fallback:)`` has run); empty
+    /// but for entities swept in proportion.
+    var removedKeys: [Set<[UInt8]>]
+    private var removedKeyCount = 0
+    /// Whether the removed units' keys exceeded ``maxRemovedKeys`` or did
+    /// not read: the entities swept in proportion record their skipped keys
+    /// as seen instead.
+    private(set) var removedOverflow = false
+    /// Per entity: whether a removed unit produced a key of it.
+    private(set) var removedProduce: [Bool]
+    /// Per entity swept in proportion: whether a skipped unit produces a key
+    /// of it (then its sweep is one in proportion; else the keys the run's
+    /// merges see are all it produces).
+    private var skippedProduce: [Bool]
+    /// Entities swept in proportion no skipped unit has been found to
+    /// produce yet.
+    private var unmet: Int
 
-    init(compiled: CompiledMapping, options: ImportOptions, secret: [UInt8], directory: String, inputs: Int) {
+    init(
+        compiled: CompiledMapping, options: ImportOptions, secret: [UInt8], directory: String, inputs: Int,
+        covered: Set<String>
+    ) {
         self.compiled = compiled
         self.options = options
         self.secret = secret
         self.directory = directory
+        self.covered = covered
         selection = UnitSelection(inputs: inputs)
+        proportional = DigestPolicy.sweepsInProportion(compiled, covered: covered)
+        removedKeys = Array(repeating: [], count: compiled.mappers.count)
+        removedProduce = Array(repeating: false, count: compiled.mappers.count)
+        skippedProduce = removedProduce
+        unmet = proportional.filter { $0 }.count
+    }
+
+    /// The entities the set still covers when the run has saved it, unless
+    /// it swept them or made their tables: those covered at its start that
+    /// no removed unit produced a key of.
+    var stillCovered: Set<String> {
+        Set(compiled.mappers.indices.filter { !removedProduce[$0] }.map { compiled.mappers[$0].schema.name })
+            .intersection(covered)
     }
 
     /// Plans the run over `inputs` (paths and formats) against the units
@@ -66,14 +118,75 @@ final class SkipPlan {
         let sorted: SortedDigests
         do { sorted = try hashed.sorted() } catch { throw .spill(error) }
         do { voided = try voidedKeys(store) } catch { throw .store(error) }
-        try join(sorted, store: store, kept: kept, seen: SkippedKeys(store: store, compiled: compiled))
-        guard selection.count > 0 else { return }
-        let probed = try probe(inputs)
-        guard let probed else {
-            selectAll(inputs)
-            return
+        try join(
+            sorted, store: store, kept: kept,
+            seen: SkippedKeys(store: store, compiled: compiled, among: proportional.map { !$0 }))
+        var probed: [[UInt8]: Contribution] = [:]
+        if selection.count > 0 {
+            // Every unit parsed: the merges see every key, and every sweep is a full one.
+            guard let found = try probe(inputs) else { return selectAll(inputs) }
+            probed = found
         }
-        try close(over: probed, kept: kept, store: store)
+        let fallback =
+            removedOverflow ? SkippedKeys(store: store, compiled: compiled, among: proportional) : nil
+        if selection.count > 0 || fallback != nil || removedKeys.contains(where: { !$0.isEmpty }) {
+            try close(over: probed, kept: kept, store: store, fallback: fallback)
+        }
+        try recordRemoved(store)
+    }
+
+    /// Has the store record, for each entity swept in proportion that a
+    /// skipped unit produces, the keys its sweep may delete
+    /// (``removedKeys``); nothing when they overflowed.
+    private func recordRemoved(_ store: any ImportStore) throws(ImportError) {
+        guard !removedOverflow else { return }
+        var candidates: [(schema: TableSchema, keys: RowArena)] = []
+        for entity in proportional.indices where proportional[entity] && skippedProduce[entity] {
+            let schema = compiled.mappers[entity].schema
+            let columns = Array(schema.keyColumns.indices)
+            var keys = RowArena(columnCount: columns.count)
+            // Each read as a key row once already (``noteRemoved(_:)``).
+            for key in removedKeys[entity] { _ = UnitKeys.appendKeyRow(key, columns: columns, to: &keys) }
+            candidates.append((schema, keys))
+        }
+        guard !candidates.isEmpty else { return }
+        do { try store.markRemoved(candidates) } catch { throw .store(error) }
+    }
+
+    /// Notes the keys of a removed unit: the entities they fall in, and for
+    /// those swept in proportion the keys, each checked to read as a key
+    /// row. Keys that do not read, or too many, overflow.
+    private func noteRemoved(_ unit: StoredUnit) {
+        let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
+            guard entry.table < removedProduce.count else { return }
+            removedProduce[entry.table] = true
+            guard proportional[entry.table], !removedOverflow else { return }
+            let columns = Array(compiled.mappers[entry.table].schema.keyColumns.indices)
+            var row = RowArena(columnCount: columns.count)
+            guard UnitKeys.appendKeyRow(entry.key, columns: columns, to: &row) else {
+                removedOverflow = true
+                return
+            }
+            if removedKeys[entry.table].insert(entry.key).inserted { removedKeyCount += 1 }
+            if removedKeyCount > Self.maxRemovedKeys { removedOverflow = true }
+        }
+        if !readable {
+            removedOverflow = true
+            removedProduce = removedProduce.map { _ in true }
+        }
+        if removedOverflow { removedKeys = removedKeys.map { _ in [] } }
+    }
+
+    /// Notes which entities swept in proportion a skipped unit produces,
+    /// until every one is met.
+    private func noteSkipped(_ unit: StoredUnit) {
+        _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
+            guard entry.table < proportional.count, proportional[entry.table], !skippedProduce[entry.table] else {
+                return
+            }
+            skippedProduce[entry.table] = true
+            unmet -= 1
+        }
     }
 
     /// Payload of unit `ordinal` of input `input` in the sorters.
@@ -139,11 +252,13 @@ final class SkipPlan {
                 }
                 guard next?.digest == unit.digest else {
                     removed.append(unit.digest)
+                    noteRemoved(unit)
                     return
                 }
                 // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
                 var skips = !unit.pinned && trusts(unit)
                 if skips, let seen { skips = try seen.add(unit) }
+                if skips && unmet > 0 { noteSkipped(unit) }
                 do throws(SpillError) {
                     while let entry = next, entry.digest == unit.digest {
                         if skips {

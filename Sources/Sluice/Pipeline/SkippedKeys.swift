@@ -7,8 +7,10 @@ import SluiceBatching
 /// tracks (``SeenKeys/tracked(_:)``), so that the sweep deletes what a full
 /// run's would. Fed by ``SkipPlan``'s join, which meets every kept unit in
 /// digest order: no second scan of the units. Memory: ``rowsPerWrite`` keys
-/// per entity; cost: one decode and one insert into the seen-keys table's
-/// primary key per key.
+/// per entity, each held in its key columns only (an integer key: 16 bytes
+/// of cell; a row as wide as the table held 24 MiB at 2,000,000 events);
+/// cost: one decode and one insert into the seen-keys table's primary key
+/// per key.
 final class SkippedKeys {
     /// Keys gathered per entity before they are written, in one transaction
     /// (each transaction writes most pages of the seen-keys table once:
@@ -18,18 +20,25 @@ final class SkippedKeys {
 
     private let store: any ImportStore
     private let schemas: [TableSchema]
-    /// Per entity: the keys not written yet, nil when its keys are not tracked.
+    /// Per entity: the keys not written yet, one column per key column, nil
+    /// when its keys are not tracked.
     private var pending: [RowArena?]
+    /// Per entity: the arena columns ``UnitKeys/appendKeyRow(_:columns:to:)``
+    /// fills, one per key column.
+    private let keyPositions: [[Int]]
     /// Keys recorded so far, every entity.
     private(set) var recorded = 0
 
-    /// Nil when the run tracks no entity's keys (it does not sweep).
-    init?(store: any ImportStore, compiled: CompiledMapping) {
+    /// Gathers the keys of the tracked entities among `entities` (per
+    /// entity: whether to gather its keys); nil when there is none (a run
+    /// that does not sweep, or sweeps only in proportion to the change).
+    init?(store: any ImportStore, compiled: CompiledMapping, among entities: [Bool]) {
         schemas = compiled.mappers.map(\.schema)
-        let tracked = SeenKeys.tracked(schemas)
+        let tracked = zip(SeenKeys.tracked(schemas), entities).map { $0 && $1 }
         guard tracked.contains(true) else { return nil }
         self.store = store
-        pending = zip(schemas, tracked).map { $1 ? RowArena(columnCount: $0.columns.count) : nil }
+        keyPositions = schemas.map { Array($0.keyColumns.indices) }
+        pending = zip(schemas, tracked).map { $1 ? RowArena(columnCount: $0.keyColumns.count) : nil }
     }
 
     /// Gathers the keys of a skipped unit's entries (``UnitKeys``) in tracked
@@ -42,7 +51,7 @@ final class SkippedKeys {
         _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
             guard entry.table < pending.count, pending[entry.table] != nil else { return }
             readable =
-                UnitKeys.appendKeyRow(entry.key, columns: schemas[entry.table].keyColumns, to: &pending[entry.table]!)
+                UnitKeys.appendKeyRow(entry.key, columns: keyPositions[entry.table], to: &pending[entry.table]!)
                 && readable
         }
         for entity in pending.indices where (pending[entity]?.rowCount ?? 0) >= Self.rowsPerWrite {

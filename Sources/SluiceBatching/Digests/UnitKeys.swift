@@ -53,8 +53,8 @@ package enum UnitKeys {
     }
 
     /// Appends a row to `rows` holding `key` (an entry's key) in `columns`,
-    /// the entity's key columns, every other cell absent: the form in which
-    /// a store records the keys of a unit a run skipped as seen. False, with
+    /// one per key column, every other cell absent (``SkippedKeys`` passes an
+    /// arena of the key columns alone). False, with
     /// no row added, when the key is malformed. The key is decoded as a row
     /// of the sort's runs is (``RowCoding/decode(_:into:)``): two small
     /// allocations a key, in runs that sweep only.

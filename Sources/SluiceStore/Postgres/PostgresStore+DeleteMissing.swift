@@ -9,42 +9,66 @@ extension PostgresStore {
     /// The table holding the keys a run has seen for `entity`.
     static func seenTable(_ entity: String) -> String { pgInternalName("_sluice_seen_", entity) }
 
+    /// The table holding the only keys of `entity` a sweep in proportion
+    /// may delete (``markRemoved(_:)``).
+    static func removedTable(_ entity: String) -> String { pgInternalName("_sluice_removed_", entity) }
+
     /// Records the keys of `schema`'s entity from now on, in its seen-keys
     /// table, emptied first unless `resuming`.
     package func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError) {
         seenTracked.insert(schema.name)
         let seen = pgQuoted(Self.seenTable(schema.name))
-        if !resuming { try connection.execute("DROP TABLE IF EXISTS \(seen)", "emptying \(seen)") }
+        if !resuming {
+            let removed = pgQuoted(Self.removedTable(schema.name))
+            try connection.execute("DROP TABLE IF EXISTS \(seen), \(removed)", "emptying \(seen)")
+        }
         try ensureSeenTable(schema)
     }
 
     /// Creates the seen-keys table of `schema`'s entity if it is missing,
     /// its columns of the key's types and its primary key the key.
     private func ensureSeenTable(_ schema: TableSchema) throws(StoreError) {
-        let columns = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
-        let definitions = schema.keyColumns.map {
-            "\(pgQuoted(schema.columns[$0].name)) \(PostgresType(schema.columns[$0].type).sql)"
-        }
         try withSchemaLock("creating the seen-keys table of \(pgQuoted(schema.name))") { () throws(StoreError) in
             try connection.execute(
-                "CREATE TABLE IF NOT EXISTS \(pgQuoted(Self.seenTable(schema.name))) (\(definitions.joined(separator: ", ")), "
-                    + "PRIMARY KEY (\(columns.joined(separator: ", "))))",
+                Self.keyTable(Self.seenTable(schema.name), of: schema),
                 "creating the seen-keys table of \(pgQuoted(schema.name))")
         }
     }
 
-    /// Records the staged rows' keys as seen, in key order.
-    func markSeen(_ stage: String, _ table: Table) throws(StoreError) {
+    /// The statement that creates the table `name` of `schema`'s keys if it
+    /// is missing: its columns of the key's types, its primary key the key.
+    static func keyTable(_ name: String, of schema: TableSchema) -> String {
+        let columns = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
+        let definitions = schema.keyColumns.map {
+            "\(pgQuoted(schema.columns[$0].name)) \(PostgresType(schema.columns[$0].type).sql)"
+        }
+        return "CREATE TABLE IF NOT EXISTS \(pgQuoted(name)) (\(definitions.joined(separator: ", ")), "
+            + "PRIMARY KEY (\(columns.joined(separator: ", "))))"
+    }
+
+    /// The table of the keys `schema`'s sweep may delete, when the run
+    /// sweeps it in proportion (``markRemoved(_:)``); nil otherwise.
+    private func removedKeys(_ schema: TableSchema) throws(StoreError) -> String? {
+        let removed = pgQuoted(Self.removedTable(schema.name))
+        let exists = try connection.strings(
+            "SELECT to_regclass($1) IS NOT NULL", "looking for the keys of records gone from the input", [removed])
+        return exists.first == "t" ? removed : nil
+    }
+
+    /// Records the staged rows' keys as seen (or in the table `into`), in
+    /// key order.
+    func markSeen(_ stage: String, _ table: Table, into: String? = nil) throws(StoreError) {
         let schema = table.schema
         let columns = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
         try connection.execute(
-            "INSERT INTO \(pgQuoted(Self.seenTable(schema.name))) (\(columns.joined(separator: ", "))) "
+            "INSERT INTO \(into ?? pgQuoted(Self.seenTable(schema.name))) (\(columns.joined(separator: ", "))) "
                 + "SELECT \(stagedKey(table).joined(separator: ", ")) FROM \(stage) s WHERE s._group <> \(Self.deletionGroup) "
                 + "ORDER BY \(columns.indices.map { "\($0 + 1)" }.joined(separator: ", ")) ON CONFLICT DO NOTHING",
             "recording seen keys of \(pgQuoted(schema.name))")
     }
 
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
+        if try removedKeys(schema) != nil { return true }
         let seen = pgQuoted(Self.seenTable(schema.name))
         let exists = try connection.strings(
             "SELECT to_regclass($1) IS NOT NULL", "looking for the seen keys of \(pgQuoted(schema.name))", [seen])
@@ -55,14 +79,20 @@ extension PostgresStore {
     }
 
     /// The condition on `schema`'s rows (as `t`) that the sweep deletes
-    /// (key not seen, within the delete scope), with the values of its
+    /// (key not seen, within the delete scope, and among the keys of the
+    /// table `removed` in a sweep in proportion), with the values of its
     /// `$n` parameters in order.
-    private func unseen(_ schema: TableSchema) -> (condition: String, arguments: [String?]) {
+    private func unseen(_ schema: TableSchema, among removed: String?) -> (condition: String, arguments: [String?]) {
         let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
         let seen = pgQuoted(Self.seenTable(schema.name))
         var conditions = [
             "NOT EXISTS (SELECT 1 FROM \(seen) s WHERE \(keys.map { "s.\($0) = t.\($0)" }.joined(separator: " AND ")))"
         ]
+        if let removed {
+            conditions.append(
+                "EXISTS (SELECT 1 FROM \(removed) r WHERE \(keys.map { "r.\($0) = t.\($0)" }.joined(separator: " AND ")))"
+            )
+        }
         var arguments: [String?] = []
         for (column, test) in schema.deleteScope {
             let value = "t.\(pgQuoted(schema.columns[column].name))"
@@ -99,7 +129,7 @@ extension PostgresStore {
             try ensureSeenTable(target)
         }
         let table = pgQuoted(schema.name)
-        let (condition, arguments) = unseen(schema)
+        let (condition, arguments) = unseen(schema, among: try removedKeys(schema))
         let result = try connection.execute(
             "SELECT (SELECT count(*) FROM \(table) t WHERE \(condition)), (SELECT count(*) FROM \(table))",
             "counting the missing rows of \(table)", arguments)
@@ -113,7 +143,7 @@ extension PostgresStore {
         }
         let table = pgQuoted(schema.name)
         let keys = schema.keyColumns.map { pgQuoted(schema.columns[$0].name) }
-        let (conditions, arguments) = unseen(schema)
+        let (conditions, arguments) = unseen(schema, among: try removedKeys(schema))
         let sourceLinks = links.filter { $0.sourceTable == schema.name }
         var parts = [
             "gone AS (DELETE FROM \(table) t WHERE \(conditions) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"
@@ -144,7 +174,8 @@ extension PostgresStore {
         do throws(StoreError) {
             for name in seenTracked.sorted() {
                 let seen = pgQuoted(Self.seenTable(name))
-                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+                let removed = pgQuoted(Self.removedTable(name))
+                try connection.execute("DROP TABLE IF EXISTS \(seen), \(removed)", "dropping \(seen)")
             }
             try connection.execute(
                 "UPDATE _sluice_runs SET swept = true WHERE id = $1", "recording the sweep", [String(id)])

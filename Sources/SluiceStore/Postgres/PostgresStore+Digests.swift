@@ -18,7 +18,8 @@ extension PostgresStore {
           id integer PRIMARY KEY CHECK (id = 1), secret bytea NOT NULL, fingerprint text NOT NULL,
           valid boolean NOT NULL, units bigint NOT NULL);
         CREATE TABLE IF NOT EXISTS _sluice_units (
-          digest bytea PRIMARY KEY, keys bytea NOT NULL, pinned boolean NOT NULL)
+          digest bytea PRIMARY KEY, keys bytea NOT NULL, pinned boolean NOT NULL);
+        CREATE TABLE IF NOT EXISTS _sluice_digest_covered (entity text PRIMARY KEY)
         """
 
     /// The temporary table a save copies its units into (`keys` NULL for a
@@ -34,9 +35,12 @@ extension PostgresStore {
         let state = try connection.execute(
             "SELECT encode(secret, 'hex'), fingerprint, valid, units FROM _sluice_digest_state WHERE id = 1", action)
         guard state.rowCount > 0 else { return nil }
+        let covered =
+            try exists("_sluice_digest_covered", action)
+            ? try connection.strings("SELECT entity FROM _sluice_digest_covered", action).compactMap { $0 } : []
         return DigestSet(
             secret: Self.bytes(hex: state.value(0, 0) ?? ""), fingerprint: state.value(0, 1) ?? "",
-            valid: state.value(0, 2) == "t", units: state.int(0, 3))
+            valid: state.value(0, 2) == "t", units: state.int(0, 3), covered: Set(covered))
     }
 
     /// Starts a run that keeps digests under `fingerprint` and `secret`:
@@ -50,6 +54,7 @@ extension PostgresStore {
         try withSchemaLock(action) { () throws(StoreError) in
             try connection.execute(Self.digestSchema, action)
             if fresh { try connection.execute("TRUNCATE _sluice_units", action) }
+            try connection.execute("DELETE FROM _sluice_digest_covered", action)
             try connection.execute(
                 "INSERT INTO _sluice_digest_state AS d (id, secret, fingerprint, valid, units) "
                     + "VALUES (1, decode($1, 'hex'), $2, false, 0) ON CONFLICT (id) DO UPDATE SET "
@@ -65,6 +70,27 @@ extension PostgresStore {
         let action = "voiding the record digests"
         guard try exists("_sluice_digest_state", action) else { return }
         try connection.execute("UPDATE _sluice_digest_state SET valid = false", action)
+        if try exists("_sluice_digest_covered", action) {
+            try connection.execute("DELETE FROM _sluice_digest_covered", action)
+        }
+    }
+
+    /// Records that the set covers `entities` (``DigestSet/covered``): a
+    /// statement each, in one transaction.
+    package func markCovered(_ entities: [String]) throws(StoreError) {
+        let action = "recording the tables the record digests cover"
+        guard !entities.isEmpty, try exists("_sluice_digest_covered", action) else { return }
+        try connection.begin(action)
+        do throws(StoreError) {
+            for entity in entities {
+                try connection.execute(
+                    "INSERT INTO _sluice_digest_covered (entity) VALUES ($1) ON CONFLICT DO NOTHING", action, [entity])
+            }
+            try connection.commit(action)
+        } catch {
+            connection.rollback()
+            throw error
+        }
     }
 
     /// PostgreSQL logs no written keys yet: a run under another fingerprint

@@ -40,7 +40,7 @@ extension PostgresStore {
         // table: the first one's stubs go before it is refilled.
         if let earlier = table.unstubbed { try stubStaged(earlier, table) }
         let stage = try stageTable(table)
-        try copyRows(rows, order, groups, into: stage, table)
+        try copyRows(rows, order, groups, columns: Array(schema.columns.indices), into: stage, table)
         table.unstubbed = batchSchema
         // The statements that join the staged rows to the table need the
         // staging table's statistics (see ``applyLinks(_:_:)``); the merge
@@ -57,23 +57,50 @@ extension PostgresStore {
         return counts
     }
 
-    /// Records the keys of `keys` as seen when `schema`'s entity's keys are
-    /// tracked: staged as a batch's rows are (one `COPY`), then one insert
-    /// into the seen-keys table, in one transaction.
+    /// Records the keys of `keys` (key columns only) as seen when
+    /// `schema`'s entity's keys are tracked: staged as a batch's rows are (one
+    /// `COPY` of the key columns), then one insert into the seen-keys table,
+    /// in one transaction.
     package func markSeen(_ keys: RowArena, of schema: TableSchema) throws(StoreError) {
         guard seenTracked.contains(schema.name), keys.rowCount > 0 else { return }
         try beginGroup()
         do throws(StoreError) {
             let table = try table(for: schema)
-            let stage = try stageTable(table)
-            let order = Array(0..<keys.rowCount)
-            try copyRows(keys, order, Array(repeating: 0, count: order.count), into: stage, table)
-            try markSeen(stage, table)
+            try markSeen(try stageKeys(keys, table), table)
             try commitGroup()
         } catch {
             rollbackGroup()
             throw error
         }
+    }
+
+    /// Records the keys each sweep in proportion may delete
+    /// (``ImportStore/markRemoved(_:)``): for each entity, its table of them
+    /// made anew and filled from the staged keys (one `COPY`, one insert),
+    /// then analysed so that the sweep looks each one up; all in one
+    /// transaction under the schema lock.
+    package func markRemoved(_ candidates: [(schema: TableSchema, keys: RowArena)]) throws(StoreError) {
+        let action = "recording the keys of records gone from the input"
+        try withSchemaLock(action) { () throws(StoreError) in
+            for (schema, keys) in candidates where seenTracked.contains(schema.name) {
+                let table = try table(for: schema)
+                let removed = Self.removedTable(schema.name)
+                try connection.execute("DROP TABLE IF EXISTS \(pgQuoted(removed))", action)
+                try connection.execute(Self.keyTable(removed, of: schema), action)
+                if keys.rowCount > 0 { try markSeen(try stageKeys(keys, table), table, into: pgQuoted(removed)) }
+                try connection.execute("ANALYZE \(pgQuoted(removed))", action)
+            }
+        }
+    }
+
+    /// Copies `keys` (rows of `table`'s key columns alone) into its staging
+    /// table, which it returns.
+    private func stageKeys(_ keys: RowArena, _ table: Table) throws(StoreError) -> String {
+        let stage = try stageTable(table)
+        let order = Array(0..<keys.rowCount)
+        try copyRows(
+            keys, order, Array(repeating: 0, count: order.count), columns: table.schema.keyColumns, into: stage, table)
+        return stage
     }
 
     /// The temporary table this connection copies `table`'s batches into:
@@ -117,29 +144,31 @@ extension PostgresStore {
             cause: .io)
     }
 
-    private func copyRows(_ rows: RowArena, _ order: [Int], _ groups: [Int], into stage: String, _ table: Table)
-        throws(StoreError)
-    {
+    /// `columns` names the table column each arena column holds (every
+    /// column of a batch; the key columns of ``markSeen(_:of:)``'s rows).
+    private func copyRows(
+        _ rows: RowArena, _ order: [Int], _ groups: [Int], columns: [Int], into stage: String, _ table: Table
+    ) throws(StoreError) {
         let schema = table.schema
-        let names = (["_group"] + schema.columns.indices.map { "c\($0)" }).joined(separator: ", ")
+        let names = (["_group"] + columns.map { "c\($0)" }).joined(separator: ", ")
         let action = "copying rows into \(pgQuoted(schema.name))"
         try connection.copy("COPY \(stage) (\(names)) FROM STDIN (FORMAT binary)", action) {
             (buffer) throws(StoreError) in
             try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
                 for (position, row) in order.enumerated() {
-                    buffer.beginRow(fields: schema.columns.count + 1)
+                    buffer.beginRow(fields: columns.count + 1)
                     buffer.int64(Int64(groups[position]))
-                    for column in schema.columns.indices {
-                        if case .spilledText(let descriptor, let length) = rows[row, column] {
+                    for (cell, column) in columns.enumerated() {
+                        if case .spilledText(let descriptor, let length) = rows[row, cell] {
                             try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
                             continue
                         }
-                        if case .spilledBlob(let descriptor, let length) = rows[row, column] {
+                        if case .spilledBlob(let descriptor, let length) = rows[row, cell] {
                             try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
                             continue
                         }
                         do throws(CellMismatch) {
-                            try table.types[column].encode(rows[row, column], bytes, into: &buffer)
+                            try table.types[column].encode(rows[row, cell], bytes, into: &buffer)
                         } catch {
                             throw StoreError(
                                 path: name, action: action,

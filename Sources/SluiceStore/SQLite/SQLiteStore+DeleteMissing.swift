@@ -13,6 +13,10 @@ extension SQLiteStore {
     /// The table holding the keys a run has seen for `schema`'s entity.
     static func seenTable(_ entity: String) -> String { "_sluice_seen_" + entity }
 
+    /// The table holding the only keys of `entity` a sweep in proportion
+    /// may delete (``markRemoved(_:)``).
+    static func removedTable(_ entity: String) -> String { "_sluice_removed_" + entity }
+
     /// Stored rows examined per sweep transaction. 200,000 stored rows, half
     /// of them seen: the sweep took 0.5 s in chunks of 10,000, as in one
     /// transaction, while a reader or a kill waits for at most one chunk.
@@ -25,8 +29,9 @@ extension SQLiteStore {
     package func trackSeenKeys(of schema: TableSchema, resuming: Bool) throws(StoreError) {
         seenTracked.insert(schema.name)
         if !resuming {
-            let table = quoted(Self.seenTable(schema.name))
-            try connection.execute("DROP TABLE IF EXISTS \(table)", "emptying \(table)")
+            for name in [Self.seenTable(schema.name), Self.removedTable(schema.name)] {
+                try connection.execute("DROP TABLE IF EXISTS \(quoted(name))", "emptying \(quoted(name))")
+            }
         }
     }
 
@@ -43,10 +48,62 @@ extension SQLiteStore {
             "creating the seen-keys table of \(quoted(schema.name))")
     }
 
-    /// Records the batch's keys as seen. One insert per distinct key, in key
-    /// order.
+    /// Records the keys each sweep in proportion may delete
+    /// (``ImportStore/markRemoved(_:)``), in key order, in one transaction:
+    /// one insert per key into a table of the key's types, whose rowids
+    /// the sweep walks in chunks as a full one walks the entity's (the keys
+    /// come distinct: no primary key to keep).
+    package func markRemoved(_ candidates: [(schema: TableSchema, keys: RowArena)]) throws(StoreError) {
+        let action = "recording the keys of records gone from the input"
+        try connection.begin(action)
+        do throws(StoreError) {
+            for (schema, keys) in candidates where seenTracked.contains(schema.name) {
+                let name = Self.removedTable(schema.name)
+                try connection.execute("DROP TABLE IF EXISTS \(quoted(name))", action)
+                let definitions = schema.keyColumns.map {
+                    "\(quoted(schema.columns[$0].name)) \(schema.columns[$0].type.sqlType)"
+                }
+                try connection.execute(
+                    "CREATE TABLE \(quoted(name)) (\(definitions.joined(separator: ", ")))", action)
+                let columns = Array(schema.keyColumns.indices)
+                let names = schema.keyColumns.map { quoted(schema.columns[$0].name) }
+                let insert = try SQLiteStatement(
+                    connection,
+                    "INSERT INTO \(quoted(name)) (\(names.joined(separator: ", "))) "
+                        + "VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))", action)
+                var order = Array(0..<keys.rowCount)
+                order.sort { keys.compare(row: $0, columns, with: $1, of: keys) < 0 }
+                try keys.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+                    for row in order {
+                        insert.rewind()
+                        for column in columns { bind(insert.handle, Int32(column + 1), keys[row, column], bytes) }
+                        try insert.run(action)
+                    }
+                }
+            }
+            try connection.commit(action)
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
+
+    /// The table of the keys `schema`'s sweep may delete, when the run
+    /// sweeps it in proportion (``markRemoved(_:)``); nil otherwise.
+    private func removedKeys(_ schema: TableSchema) throws(StoreError) -> String? {
+        let name = Self.removedTable(schema.name)
+        let exists = try connection.strings(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(name))", column: 0,
+            "looking for the keys of records gone from the input")
+        return exists.first == "1" ? name : nil
+    }
+
+    /// Records the keys of the rows of `rows` at `order` as seen, each held
+    /// in the arena columns `keys` (one per key column: a batch's
+    /// ``TableSchema/keyColumns``, or the key-only rows of
+    /// ``markSeen(_:of:)``). One insert per distinct key, in key order.
     func markSeen(
-        _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
+        _ rows: RowArena, _ order: [Int], keys: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
     ) throws(StoreError) {
         let schema = table.schema
         let seen: SQLiteStatement
@@ -65,16 +122,16 @@ extension SQLiteStore {
         let action = "recording seen keys of \(quoted(schema.name))"
         for row in order {
             seen.rewind()
-            for (position, column) in schema.keyColumns.enumerated() {
+            for (position, column) in keys.enumerated() {
                 bind(seen.handle, Int32(position + 1), rows[row, column], bytes)
             }
             try seen.run(action)
         }
     }
 
-    /// Records the keys of `keys` as seen, in one transaction, when
-    /// `schema`'s entity's keys are tracked. The keys are inserted in key
-    /// order: they come in digest order, and inserted so they rewrote most
+    /// Records the keys of `keys` (key columns only) as seen, in one
+    /// transaction, when `schema`'s entity's keys are tracked. The keys are
+    /// inserted in key order: they come in digest order, and inserted so they rewrote most
     /// pages of the seen-keys table at every transaction (2,000,000 events,
     /// the next day with `--delete-missing`: 5,075 MB written). O(n log n),
     /// one insert per key into the seen-keys table's primary key.
@@ -82,12 +139,13 @@ extension SQLiteStore {
         // A table the store does not hold has no rows to sweep.
         guard seenTracked.contains(schema.name), keys.rowCount > 0, let table = tables[schema.name] else { return }
         let action = "recording the keys of skipped records of \(quoted(schema.name)) as seen"
+        let columns = Array(schema.keyColumns.indices)
         var order = Array(0..<keys.rowCount)
-        order.sort { keys.compare(row: $0, schema.keyColumns, with: $1, of: keys) < 0 }
+        order.sort { keys.compare(row: $0, columns, with: $1, of: keys) < 0 }
         try connection.begin(action)
         do throws(StoreError) {
             try keys.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-                try markSeen(keys, order, bytes, table)
+                try markSeen(keys, order, keys: columns, bytes, table)
             }
             try connection.commit(action)
         } catch {
@@ -99,6 +157,7 @@ extension SQLiteStore {
     /// Whether this run (or the interrupted run it resumes) recorded any key
     /// of `schema`'s entity as seen.
     package func hasSeenKeys(_ schema: TableSchema) throws(StoreError) -> Bool {
+        if try removedKeys(schema) != nil { return true }
         let exists = try connection.strings(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = \(literal(Self.seenTable(schema.name)))",
             column: 0,
@@ -118,13 +177,17 @@ extension SQLiteStore {
     /// Walks the table in rowid order, ``sweepChunkRows`` rows per
     /// transaction; each row costs one descent of the seen-keys table's
     /// primary key, so the sweep is O(n log n) and holds the write lock for
-    /// one chunk at a time. ``shouldAbort`` is asked between chunks.
+    /// one chunk at a time. ``shouldAbort`` is asked between chunks. A sweep
+    /// in proportion (``markRemoved(_:)``) walks the keys it may delete
+    /// instead, ``sweepChunkRows`` a transaction, one lookup of the table
+    /// and one of the seen keys each.
     package func deleteMissing(_ schema: TableSchema, links: [LinkSchema] = []) throws(StoreError) -> Int {
         try ensureSeenTable(schema)
         if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
             try ensureSeenTable(target)
         }
-        let sweep = try SweepStatements(self, schema, links)
+        let removed = try removedKeys(schema)
+        let sweep = try SweepStatements(self, schema, links, among: removed)
         var deleted = 0
         var lower = Int64.min
         while true {
@@ -149,7 +212,8 @@ extension SQLiteStore {
 
     /// How many rows ``deleteMissing(_:links:)`` would delete from
     /// `schema`'s table, and how many it holds; one scan of the table with
-    /// a seen-keys probe per row, outside any transaction of its own.
+    /// a seen-keys probe per row (in proportion: a lookup per key it may
+    /// delete, and the count of the table), outside any transaction of its own.
     package func missingRows(_ schema: TableSchema) throws(StoreError) -> MissingRows {
         try ensureSeenTable(schema)
         if let parent = schema.deleteScopeParent, let target = tables[parent.targetTable]?.schema {
@@ -157,9 +221,10 @@ extension SQLiteStore {
         }
         let (condition, arguments) = SweepStatements.unseen(schema)
         let table = quoted(schema.name)
+        let source = SweepStatements.rows(schema, among: try removedKeys(schema))
         let action = "counting the missing rows of \(table)"
         let count = try SQLiteStatement(
-            connection, "SELECT (SELECT count(*) FROM \(table) WHERE \(condition)), (SELECT count(*) FROM \(table))",
+            connection, "SELECT (SELECT count(*) FROM \(source) WHERE \(condition)), (SELECT count(*) FROM \(table))",
             action)
         for (index, argument) in arguments.enumerated() { count.bind(Int32(index + 1), argument) }
         guard try count.step(action) else { return MissingRows(missing: 0, stored: 0) }
@@ -174,8 +239,9 @@ extension SQLiteStore {
         do throws(StoreError) {
             for name in seenTracked.sorted() {
                 tables[name]?.seen = nil
-                let seen = quoted(Self.seenTable(name))
-                try connection.execute("DROP TABLE IF EXISTS \(seen)", "dropping \(seen)")
+                for table in [Self.seenTable(name), Self.removedTable(name)] {
+                    try connection.execute("DROP TABLE IF EXISTS \(quoted(table))", "dropping \(quoted(table))")
+                }
             }
             try markSwept(id)
             try connection.commit("ending the sweeps")
@@ -203,7 +269,11 @@ struct SweepStatements {
     let clear: SQLiteStatement
     let arguments: [String]
 
-    init(_ store: SQLiteStore, _ schema: TableSchema, _ links: [LinkSchema]) throws(StoreError) {
+    /// `removed` names the table of the only keys the sweep may delete
+    /// (a sweep in proportion), nil to consider every row.
+    init(_ store: SQLiteStore, _ schema: TableSchema, _ links: [LinkSchema], among removed: String? = nil)
+        throws(StoreError)
+    {
         let connection = store.connection
         let table = quoted(schema.name)
         self.table = table
@@ -222,11 +292,12 @@ struct SweepStatements {
         let action = "preparing delete-missing of \(table)"
         chunkEnd = try SQLiteStatement(
             connection,
-            "SELECT rowid FROM \(table) WHERE rowid >= ?1 ORDER BY rowid LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)",
-            action)
+            "SELECT rowid FROM \(removed.map(quoted) ?? table) WHERE rowid >= ?1 ORDER BY rowid "
+                + "LIMIT 1 OFFSET \(SQLiteStore.sweepChunkRows - 1)", action)
         unseenRows =
-            "SELECT rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) FROM \(table) "
-            + "WHERE rowid BETWEEN ?1 AND ?2 AND \(conditions)"
+            "SELECT \(table).rowid, \(keys.map { "\(table).\($0)" }.joined(separator: ", ")) "
+            + "FROM \(Self.rows(schema, among: removed)) WHERE \(removed == nil ? table : "r").rowid BETWEEN ?1 AND ?2 "
+            + "AND \(conditions)"
         gather = try SQLiteStatement(connection, "INSERT INTO \(swept) " + unseenRows, action)
         delete = try SQLiteStatement(
             connection, "DELETE FROM \(table) WHERE rowid IN (SELECT rid FROM \(swept))", action)
@@ -240,6 +311,18 @@ struct SweepStatements {
                 action)
         }
         clear = try SQLiteStatement(connection, "DELETE FROM \(swept)", action)
+    }
+
+    /// The rows of `schema`'s table a sweep considers, as a `FROM` clause:
+    /// the table, or those of the keys in the table `removed` (one lookup
+    /// of the table's key each: `CROSS JOIN` keeps `removed` outside).
+    static func rows(_ schema: TableSchema, among removed: String?) -> String {
+        let table = quoted(schema.name)
+        guard let removed else { return table }
+        let match = schema.keyColumns.map {
+            "\(table).\(quoted(schema.columns[$0].name)) = r.\(quoted(schema.columns[$0].name))"
+        }
+        return "\(quoted(removed)) r CROSS JOIN \(table) ON \(match.joined(separator: " AND "))"
     }
 
     /// The condition on `schema`'s rows that the sweep deletes (key not

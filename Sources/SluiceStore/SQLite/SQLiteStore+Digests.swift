@@ -18,7 +18,8 @@ extension SQLiteStore {
           valid INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS _sluice_unit_pages (
           first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS _sluice_voided_keys (tbl TEXT NOT NULL, k0)
+        CREATE TABLE IF NOT EXISTS _sluice_voided_keys (tbl TEXT NOT NULL, k0);
+        CREATE TABLE IF NOT EXISTS _sluice_digest_covered (entity TEXT PRIMARY KEY) WITHOUT ROWID
         """
 
     package var keepsDigests: Bool { true }
@@ -32,8 +33,12 @@ extension SQLiteStore {
         let state = try SQLiteStatement(
             connection, "SELECT secret, fingerprint, valid, \(units) FROM _sluice_digest_state WHERE id = 1", action)
         guard try state.step(action) else { return nil }
+        let covered =
+            try tableExists("_sluice_digest_covered")
+            ? try connection.strings("SELECT entity FROM _sluice_digest_covered", column: 0, action) : []
         return DigestSet(
-            secret: state.blob(0), fingerprint: state.text(1), valid: state.int64(2) != 0, units: Int(state.int64(3)))
+            secret: state.blob(0), fingerprint: state.text(1), valid: state.int64(2) != 0, units: Int(state.int64(3)),
+            covered: Set(covered))
     }
 
     /// Starts a run that keeps digests under `fingerprint` and `secret`:
@@ -50,6 +55,7 @@ extension SQLiteStore {
                     "DROP TABLE IF EXISTS _sluice_unit_pages; DROP TABLE IF EXISTS _sluice_voided_keys", action)
             }
             try connection.execute(Self.digestSchema, action)
+            try connection.execute("DELETE FROM _sluice_digest_covered", action)
             let state = try SQLiteStatement(
                 connection,
                 "INSERT OR REPLACE INTO _sluice_digest_state (id, secret, fingerprint, valid) "
@@ -69,6 +75,30 @@ extension SQLiteStore {
     package func voidDigests() throws(StoreError) {
         guard try tableExists("_sluice_digest_state") else { return }
         try connection.execute("UPDATE _sluice_digest_state SET valid = 0", "voiding the record digests")
+        if try tableExists("_sluice_digest_covered") {
+            try connection.execute("DELETE FROM _sluice_digest_covered", "voiding the record digests")
+        }
+    }
+
+    /// Records that the set covers `entities` (``DigestSet/covered``), in
+    /// one transaction.
+    package func markCovered(_ entities: [String]) throws(StoreError) {
+        let action = "recording the tables the record digests cover"
+        guard !entities.isEmpty, try tableExists("_sluice_digest_covered") else { return }
+        let insert = try SQLiteStatement(
+            connection, "INSERT OR IGNORE INTO _sluice_digest_covered (entity) VALUES (?)", action)
+        try connection.begin(action)
+        do throws(StoreError) {
+            for entity in entities {
+                insert.rewind()
+                insert.bind(1, entity)
+                try insert.run(action)
+            }
+            try connection.commit(action)
+        } catch {
+            connection.rollback()
+            throw error
+        }
     }
 
     /// Calls `body` with each stored unit in digest order. One scan of the

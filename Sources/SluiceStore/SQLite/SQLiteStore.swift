@@ -302,7 +302,7 @@ package final class SQLiteStore: RowStore {
                 for position in status.indices where status[position] == .new { status[position] = .skipped }
             }
             try write(rows, order, bytes, table, mode, status)
-            if seenTracked.contains(table.schema.name) { try markSeen(rows, order, bytes, table) }
+            if seenTracked.contains(table.schema.name) { try markSeen(rows, order, keys: keys, bytes, table) }
         }
         for state in status {
             switch state {

@@ -14,8 +14,8 @@ extension MemoryStore {
         guard seenTracked.contains(schema.name) else { return }
         try transaction {
             for row in 0..<keys.rowCount {
-                let key = schema.keyColumns.map {
-                    MemoryAffinity(schema.columns[$0].type).stored(MemoryValue(keys, keys[row, $0]))
+                let key = schema.keyColumns.enumerated().map {
+                    MemoryAffinity(schema.columns[$0.element].type).stored(MemoryValue(keys, keys[row, $0.offset]))
                 }
                 state.seenKeys[schema.name, default: []].insert(key)
             }
