@@ -3,7 +3,8 @@ import SluiceTestSupport
 import Testing
 
 /// The binary against a PostgreSQL server the tests start: a sync killed
-/// in each phase and resumed, a connection lost mid-run and resumed, four
+/// in each phase and resumed, a skipping sync killed while it hashes and
+/// while it probes, a connection lost mid-run and resumed, four
 /// importers at once, the server's errors, and `sluice status`.
 @Suite(
     .serialized,
@@ -23,12 +24,37 @@ struct PostgresCLITests {
         PostgresReader(database).rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
     }
 
+    /// The database a connection string names.
+    func name(_ database: String) -> String {
+        String(database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? "")
+    }
+
     /// The last statement of each other session on `database`.
     func sessions(_ server: PostgresTestServer, _ database: String) -> [String] {
-        let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? ""
-        return PostgresReader(server.conninfo()).rows(
-            "SELECT coalesce(query, '') FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+        PostgresReader(server.conninfo()).rows(
+            "SELECT coalesce(query, '') FROM pg_stat_activity WHERE datname = '\(name(database))' "
+                + "AND pid <> pg_backend_pid()"
         ).map { $0[0] ?? "" }
+    }
+
+    /// A new database holding what `database` holds (`CREATE DATABASE …
+    /// TEMPLATE`, once the importers that wrote it are gone).
+    func copy(_ server: PostgresTestServer, of database: String, _ suffix: String) throws -> String {
+        waitForIdle(server, database)
+        try server.execute("CREATE DATABASE \(name(database))_\(suffix) TEMPLATE \(name(database))")
+        return server.conninfo("\(name(database))_\(suffix)")
+    }
+
+    /// The digest set `sluice status --json` shows: its units and whether
+    /// the next run trusts it.
+    func digests(_ database: String) throws -> [String] {
+        let json = try runCommand(sluice, ["status", "--json", database]).stdout
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let digests = object?["digests"] as? [String: Any]
+        return [
+            (digests?["units"] as? Int).map { "\($0) units" } ?? "none",
+            (digests?["valid"] as? Bool).map { "valid \($0)" } ?? "none",
+        ]
     }
 
     /// Waits until no session of a killed importer is left on `database`
@@ -325,5 +351,86 @@ struct PostgresCLITests {
         #expect(real.status == 0, "\(real.stderr)")
         #expect(DifferentialSync.unchangedRecords(real.stdout) == 3_000)
         #expect(PostgresReader(database).rows(state) == [["t", "12000", "12000"]])
+    }
+
+    /// Where ``killedInADigestPhaseEndsWhereAnUninterruptedRunEnds(phase:resume:)``
+    /// kills a next day that skips and sweeps. Neither phase writes a row, so
+    /// each is told by what the database shows: `hashing` once the run has
+    /// marked the digest set invalid and before it reads the units kept (the
+    /// hash pass over its input); `probing` once the join has committed the
+    /// skipped records' keys as seen and before the first row is written (the
+    /// probe of the new units, which parses them without writing).
+    enum DigestPhase: String, CaseIterable, CustomStringConvertible {
+        case hashing, probing
+        var description: String { rawValue }
+    }
+
+    /// A next day with `--delete-missing` that skips the 5,400 records day 0
+    /// kept, killed in a phase of its plan (``DigestPhase``), then resumed or
+    /// run afresh: every table ends as an uninterrupted run leaves it; the
+    /// digest set, invalid after the kill, is made anew (by the fresh run, or
+    /// by the run after the resumed one, which keeps none) with the units and
+    /// validity `sluice status --json` shows for the uninterrupted run; and the
+    /// next run skips every record; whether the killed run had committed the
+    /// skipped keys as seen (`probing`) or not (`hashing`).
+    @Test(arguments: DigestPhase.allCases, [true, false])
+    func killedInADigestPhaseEndsWhereAnUninterruptedRunEnds(phase: DigestPhase, resume: Bool) throws {
+        let server = try PostgresTestServer.require()
+        let day0 = SyncCrashTests.events(Array(1...6_000), name: "pg-phases-day0.jsonl")
+        let next = SyncCrashTests.events((1...9_000).filter { $0 % 10 != 0 }, name: "pg-phases-next.jsonl")
+        let sync = ["import", "--mapping", mapping, "--delete-missing", next]
+        let run = { (database: String, extra: [String]) throws -> Int in
+            let result = try runCommand(sluice, sync + ["--into", database] + extra)
+            #expect(result.status == 0, "\(extra): \(result.stderr)")
+            return DifferentialSync.unchangedRecords(result.stdout)
+        }
+        let base = try server.newDatabase()
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
+        let reference = try copy(server, of: base, "reference")
+        #expect(try run(reference, []) == 5_400)
+        let expected = dump(reference)
+        #expect(expected[0].count == 8_100)
+        let kept = try digests(reference)
+        #expect(kept == ["8100 units", "valid true"])
+
+        var landed = false
+        for attempt in 0..<4 where !landed {
+            let database = try copy(server, of: base, "a\(attempt)")
+            var poll: PostgresReader? = PostgresReader(database)
+            func seen() -> Int { Int(poll?.value("SELECT count(*) FROM \"_sluice_seen_Event\"") ?? "") ?? 0 }
+            var importer = ""
+            let killed = try SyncCrashTests.killed(sync + ["--into", database]) {
+                importer =
+                    poll?.value(
+                        "SELECT coalesce(string_agg(query, ' | '), '') FROM pg_stat_activity "
+                            + "WHERE datname = current_database() AND pid <> pg_backend_pid()") ?? ""
+                switch phase {
+                case .hashing: return poll?.value("SELECT valid FROM _sluice_digest_state") == "f"
+                case .probing: return seen() > 0
+                }
+            }
+            let recorded = seen()
+            poll = nil
+            waitForIdle(server, database)
+            let untouched = PostgresReader(database).value("SELECT count(*) FROM \"Event\"") == "6000"
+            switch phase {
+            case .hashing: landed = killed && untouched && recorded == 0 && !importer.contains("FROM _sluice_units")
+            case .probing: landed = killed && untouched && recorded == 5_400
+            }
+            #expect(PostgresReader(database).value("SELECT valid FROM _sluice_digest_state") == "f")
+
+            let context = "attempt \(attempt), \(recorded) keys seen, importer at \(importer.prefix(80))"
+            #expect(try run(database, resume ? ["--resume"] : []) == 0, "\(context)")
+            #expect(dump(database) == expected, "\(context)")
+            if resume { #expect(try run(database, []) == 0, "\(context)") }
+            #expect(try digests(database) == kept, "\(context)")
+            #expect(try run(database, []) == 8_100, "\(context)")
+            #expect(dump(database) == expected, "\(context)")
+            #expect(statuses(database).filter { $0 != "completed" } == ["interrupted"], "\(context)")
+            #expect(
+                PostgresReader(database).value(
+                    "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sluice\\_seen\\_%'") == "0")
+        }
+        #expect(landed, "no kill landed while \(phase)")
     }
 }

@@ -105,6 +105,30 @@ import Testing
         #expect(try store.digestSet()?.secret.prefix(3) == [1, 2, 3])
     }
 
+    /// A reader of the units that uses the store as it goes (a run that
+    /// sweeps records the skipped keys as seen from the join) still meets
+    /// every unit, in digest order, across PostgreSQL's reads of
+    /// ``PostgresStore/unitsPerRead``: before, the first statement sent
+    /// during the one `COPY` made libpq drop the rest of its rows, and a
+    /// next day of more than 100,000 kept records skipped only the first
+    /// 100,000 and kept stale units whose records the next run then skipped
+    /// without writing their rows.
+    @Test(arguments: kinds) func aReaderThatUsesTheStoreMeetsEveryUnit(kind: Kind) throws {
+        let store = try opener(kind)()
+        try store.startDigests(fingerprint: "f", secret: [1], fresh: true)
+        let saved = (1...25_001).map { unit(UInt64($0)) }
+        try store.saveUnits(saved, removing: [], last: true)
+        var met: [StoredUnit] = []
+        var counts: [Int?] = []
+        try store.forEachUnit { (unit) throws(StoreError) in
+            if met.count % 5_000 == 0 { counts.append(try store.digestSet()?.units) }
+            met.append(unit)
+        }
+        let inOrder = met == saved.sorted { $0.digest < $1.digest }
+        #expect(met.count == saved.count && inOrder, "\(met.count) units met, in digest order: \(inOrder)")
+        #expect(counts == Array(repeating: saved.count, count: 6))
+    }
+
     /// In PostgreSQL another importer's run that overlaps a digest run (it
     /// began after it, or is still running, or ended after it began) keeps
     /// the digest run's last save from marking the set valid: its writes may

@@ -20,6 +20,25 @@ struct PostgresErrorCauseTests {
         #expect(error.description.contains("(SQLSTATE 23505)"))
     }
 
+    /// A statement sent during a `COPY … TO STDOUT` makes libpq drop the
+    /// copy's other rows: the copy fails rather than end as if it had sent
+    /// them all (before, a reader of the record digests saw the first units
+    /// only).
+    @Test func aCopyCutShortFails() throws {
+        let connection = try PostgresConnection(try PostgresTestServer.require().newDatabase())
+        var rows = 0
+        let error = try #require(
+            failure { () throws(StoreError) in
+                try connection.copyOut("COPY (SELECT generate_series(1, 3)) TO STDOUT (FORMAT binary)", "copying") {
+                    (_) throws(StoreError) in
+                    rows += 1
+                    _ = try connection.execute("SELECT 1", "selecting")
+                }
+            })
+        #expect(rows == 1 && error.cause == .connection, "\(rows) rows: \(error)")
+        #expect(try connection.strings("SELECT 2", "selecting") == ["2"])
+    }
+
     @Test func aCancelledStatementIsInterrupted() throws {
         // cancel() is the one call safe from another thread.
         nonisolated(unsafe) let connection = try PostgresConnection(try PostgresTestServer.require().newDatabase())

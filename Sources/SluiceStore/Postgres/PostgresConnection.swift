@@ -186,7 +186,9 @@ final class PostgresConnection {
     /// libpq receives them: one row in memory at a time, however many the
     /// statement sends. After `body` throws, the remaining rows are read
     /// and dropped (the connection takes no other statement until the copy
-    /// ends), and its error is thrown.
+    /// ends), and its error is thrown; a copy that stops before its end (an
+    /// error, or a statement sent on the connection from `body`, after which
+    /// libpq drops the rest) throws too.
     func copyOut(_ sql: String, _ action: String, _ body: (inout CopyRow) throws(StoreError) -> Void)
         throws(StoreError)
     {
@@ -201,7 +203,13 @@ final class PostgresConnection {
         while true {
             var data: UnsafeMutablePointer<CChar>?
             let length = PQgetCopyData(handle, &data, 0)
-            guard length >= 0, let data else { break }
+            guard length >= 0, let data else {
+                // -2 is an error, or a copy left before its end (a statement
+                // sent on this connection during it drops the rest): never
+                // every row.
+                if length == -2 { failure = failure ?? connectionError(action, sql) }
+                break
+            }
             defer { PQfreemem(data) }
             guard failure == nil else { continue }
             var row = CopyRow(UnsafeRawBufferPointer(start: data, count: Int(length)))

@@ -100,26 +100,39 @@ extension PostgresStore {
     package func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool { false }
     package func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]? { [] }
 
-    /// Calls `body` with each stored unit in digest order, streamed by one
-    /// `COPY … TO STDOUT` (one unit in memory at a time); a unit's keys are
-    /// its own. An index scan of `_sluice_units`, whose rows a run inserts
-    /// in digest order.
+    /// Units ``forEachUnit(_:)`` reads per statement.
+    static let unitsPerRead = 10_000
+
+    /// Calls `body` with each stored unit in digest order, read
+    /// ``unitsPerRead`` at a time by a binary `COPY … TO STDOUT` of an index
+    /// range (after the last digest read) and handed to `body` once that
+    /// `COPY` ended, so that `body` may use the connection (a run that
+    /// sweeps records skipped keys as seen from it: a statement sent during
+    /// the `COPY` made libpq drop the rest of its rows). Memory: one read's
+    /// units; a unit's keys are its own.
     package func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError) {
         let action = "reading the record digests"
         guard try exists("_sluice_units", action) else { return }
-        try connection.copyOut(
-            "COPY (SELECT digest, keys, pinned FROM _sluice_units ORDER BY digest) TO STDOUT (FORMAT binary)", action
-        ) { (row) throws(StoreError) in
-            guard row.fieldCount() == 3, case let digest?? = row.field(), digest.count == 16,
-                case let keys?? = row.field(), case let pinned?? = row.field(), pinned.count == 1
-            else {
-                throw StoreError(
-                    path: name, action: action,
-                    message: "a row of _sluice_units is not a unit sluice wrote; one run with --no-skip makes the "
-                        + "digests anew", cause: .corrupt)
+        var units: [StoredUnit] = []
+        repeat {
+            let after = units.last.map { "WHERE digest > '\\x\(Self.hex($0.digest))'::bytea " } ?? ""
+            units.removeAll(keepingCapacity: true)
+            try connection.copyOut(
+                "COPY (SELECT digest, keys, pinned FROM _sluice_units \(after)ORDER BY digest "
+                    + "LIMIT \(Self.unitsPerRead)) TO STDOUT (FORMAT binary)", action
+            ) { (row) throws(StoreError) in
+                guard row.fieldCount() == 3, case let digest?? = row.field(), digest.count == 16,
+                    case let keys?? = row.field(), case let pinned?? = row.field(), pinned.count == 1
+                else {
+                    throw StoreError(
+                        path: name, action: action,
+                        message: "a row of _sluice_units is not a unit sluice wrote; one run with --no-skip makes "
+                            + "the digests anew", cause: .corrupt)
+                }
+                units.append(StoredUnit(digest: UnitDigest(bytes: digest), keys: Array(keys), pinned: pinned[0] != 0))
             }
-            try body(StoredUnit(digest: UnitDigest(bytes: digest), keys: Array(keys), pinned: pinned[0] != 0))
-        }
+            for unit in units { try body(unit) }
+        } while units.count == Self.unitsPerRead
     }
 
     /// Deletes the units of `removed` and inserts (or replaces) those of
@@ -188,6 +201,11 @@ extension PostgresStore {
     private static func alone(_ id: Int64) -> String {
         "NOT EXISTS (SELECT 1 FROM _sluice_runs r, _sluice_runs me WHERE me.id = \(id) AND r.id <> me.id "
             + "AND (r.id > me.id OR r.status = 'running' OR r.finished >= me.started))"
+    }
+
+    /// A digest's 16 bytes in hexadecimal, as `bytea` compares them.
+    private static func hex(_ digest: UnitDigest) -> String {
+        withUnsafeBytes(of: (digest.high.bigEndian, digest.low.bigEndian)) { hex(Array($0)) }
     }
 
     /// A digest's 16 bytes as a field.
