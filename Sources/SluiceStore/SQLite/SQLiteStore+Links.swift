@@ -81,15 +81,21 @@ extension SQLiteStore {
     package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
         let insertSQL =
-            "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
+            "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES "
+        let tuple = "(" + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
+        let together = Self.insertRows(columns: link.columnCount)
         let deleteSQL =
             "DELETE FROM \(quoted(link.name)) WHERE "
             + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
         let delete = try SQLiteStatement(connection, deleteSQL, "preparing link deletes")
-        let insert = try SQLiteStatement(connection, insertSQL, "preparing link inserts")
+        let insert = try SQLiteStatement(connection, insertSQL + tuple, "preparing link inserts")
+        let insertMany =
+            together > 1 && rows.rowCount >= together
+            ? try SQLiteStatement(
+                connection, insertSQL + Array(repeating: tuple, count: together).joined(separator: ", "),
+                "preparing link inserts") : nil
         let (unlinking, linking) = ("unlinking \(quoted(link.name))", "linking \(quoted(link.name))")
         let width = link.sourceColumns.count
         // Each target is stubbed once per batch (tags repeat across sources).
@@ -103,6 +109,20 @@ extension SQLiteStore {
             sideWrites.linksRemoved[link.name, default: 0] += removed
         }
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
+            // Link rows waiting to go in `together` at a time, one multi-row
+            // INSERT each; written before any other statement of the batch.
+            var waiting: [Int] = []
+            waiting.reserveCapacity(together)
+            func flush() throws(StoreError) {
+                if let insertMany, waiting.count == together {
+                    added += try insertLinks(rows, waiting[...], link, insertMany, bytes, linking)
+                } else {
+                    for index in waiting.indices {
+                        added += try insertLinks(rows, waiting[index...index], link, insert, bytes, linking)
+                    }
+                }
+                waiting.removeAll(keepingCapacity: true)
+            }
             let stored = try storedLinks(of: sources, rows, link, bytes)
             for (index, source) in sources.enumerated() {
                 if link.rule == .replaceAndDelete {
@@ -113,6 +133,7 @@ extension SQLiteStore {
                 // A source deleted later in the run keeps no links.
                 if try !sourceStands(rows, source.row, link, bytes) { continue }
                 if source.unlink && stored[index] != .none {
+                    try flush()
                     delete.rewind()
                     for column in 0..<width { bind(delete.handle, Int32(column + 1), rows[source.row, column], bytes) }
                     removed += try delete.run(unlinking)
@@ -123,20 +144,37 @@ extension SQLiteStore {
                     {
                         continue
                     }
-                    insert.rewind()
-                    for column in 0..<link.columnCount {
-                        bind(insert.handle, Int32(column + 1), rows[row, column], bytes)
-                    }
-                    added += try insert.run(linking)
+                    waiting.append(row)
+                    if waiting.count == together { try flush() }
                     if link.missing == .stub, let target = target(of: row, rows, link),
                         stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
                     {
+                        // The link goes in before its stub, as it would alone.
+                        try flush()
                         try stub(target.table, target.key, rows[row, width], bytes)
                     }
                 }
             }
+            try flush()
         }
         if link.rule == .replaceAndDelete { try deleteDropped(dropped, stillLinked, link) }
+    }
+
+    /// Inserts link rows `linkRows` with `insert`, an INSERT OR IGNORE of
+    /// that many rows; returns the rows it inserted. O(cells).
+    private func insertLinks(
+        _ rows: RowArena, _ linkRows: ArraySlice<Int>, _ link: LinkSchema, _ insert: SQLiteStatement,
+        _ bytes: UnsafeBufferPointer<UInt8>, _ action: String
+    ) throws(StoreError) -> Int {
+        insert.rewind()
+        var parameter: Int32 = 1
+        for row in linkRows {
+            for column in 0..<link.columnCount {
+                bind(insert.handle, parameter, rows[row, column], bytes)
+                parameter += 1
+            }
+        }
+        return try insert.run(action)
     }
 
     /// The columns of a link row, in the order of its cells.

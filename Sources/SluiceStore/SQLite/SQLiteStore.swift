@@ -318,10 +318,12 @@ package final class SQLiteStore: RowStore {
     enum RowStatus { case new, changed, unchanged, skipped }
 
     /// Which cached INSERT or UPDATE a row needs: the columns it sets from
-    /// the batch and (replace mode) the columns it resets to their default.
+    /// the batch and (replace mode) the columns it resets to their default;
+    /// an insert's `rows`, how many rows one statement inserts.
     struct WriteKey: Hashable {
         var insert: Bool
         var present: ColumnMask
         var defaulted: ColumnMask
+        var rows = 1
     }
 }
