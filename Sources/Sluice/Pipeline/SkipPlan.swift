@@ -317,7 +317,7 @@ final class SkipPlan {
         guard let voided else { return false }
         guard !voided.isEmpty else { return true }
         var produces = false
-        let readable = UnitKeys.forEach(unit.keys) { entry in
+        let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
             if voided.contains(UnitKeys.identity(entry)) { produces = true }
         }
         return readable && !produces
