@@ -107,7 +107,8 @@ extension SQLiteStore {
     /// Consecutive new rows that set the same columns go in by
     /// ``insertRows`` at a time, one multi-row INSERT each (the same rows in
     /// the same order, each firing its triggers, at about half the
-    /// statement's cost a row); the rest one statement a row.
+    /// statement's cost a row); the rest, and new rows holding a spilled
+    /// value, one statement a row.
     func write(
         _ rows: RowArena, _ order: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState, _ mode: WriteMode,
         _ status: [RowStatus]
@@ -120,6 +121,8 @@ extension SQLiteStore {
         let insertsAll = !schema.columns.contains { $0.defaultValue != nil }
         let (inserting, updating) = ("inserting into \(quoted(schema.name))", "updating \(quoted(schema.name))")
         let together = Self.insertRows(columns: schema.columns.count)
+        // Whether any row may hold a spilled value (the arena has a side file).
+        let spills = rows.spill != nil
         // New rows waiting for a multi-row insert, all with `waitingKey`.
         var waiting: [Int] = []
         waiting.reserveCapacity(together)
@@ -140,22 +143,28 @@ extension SQLiteStore {
         for (position, row) in order.enumerated() where status[position] == .new || status[position] == .changed {
             let isInsert = status[position] == .new
             var key = WriteKey(insert: isInsert, present: ColumnMask(), defaulted: ColumnMask())
+            // A row with a spilled value goes in alone: the statement holds
+            // every value it binds in memory (32 rows of 3 MiB: 96 MiB).
+            var holdsSpilled = false
             for column in 0..<schema.columns.count {
-                let absent = rows[row, column] == .absent
+                let cell = rows[row, column]
+                let absent = cell == .absent
                 if isInsert {
                     if !absent || insertsAll { key.present.insert(column) }
+                    if spills, case .spilledText = cell { holdsSpilled = true }
+                    if spills, case .spilledBlob = cell { holdsSpilled = true }
                 } else if BatchRows.isUpdatable(column, schema) {
                     if !absent { key.present.insert(column) } else if mode == .replace { key.defaulted.insert(column) }
                 }
             }
-            if isInsert {
+            if isInsert && !holdsSpilled {
                 if !waiting.isEmpty && key != waitingKey { try flush() }
                 waitingKey = key
                 waiting.append(row)
                 if waiting.count == together { try flush() }
             } else {
                 try flush()
-                try writeRows(rows, order[position...position], key, bytes, table, updating)
+                try writeRows(rows, order[position...position], key, bytes, table, isInsert ? inserting : updating)
             }
         }
         try flush()
