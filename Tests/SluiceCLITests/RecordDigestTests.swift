@@ -283,6 +283,50 @@ import Testing
         #expect(unchanged == [0, 200, 178 - 36, 188])
     }
 
+    /// The zero-config form of a nightly sweep (`--entity --key
+    /// --delete-missing`): each step, the skipping store equals the
+    /// `--no-skip` store and deletes as many rows; day 1 drops 22 records,
+    /// and once the set covers Event the sweep goes in proportion to the
+    /// change (day 1 again skips every record and deletes nothing).
+    @Test(arguments: kinds) func zeroConfigSweepsSkipAsFullRunsSweep(kind: Kind) throws {
+        guard kind == .postgres else { return try zeroConfigSweeps(kind) }
+        // Known defect, with or without skipping: PostgreSQL's seen-keys table
+        // is made with the zero-config key's type before the first record
+        // types the column (text against bigint), and the sweep fails.
+        withKnownIssue { try zeroConfigSweeps(kind) }
+    }
+
+    private func zeroConfigSweeps(_ kind: Kind) throws {
+        let day0 = file((1...200).map { #"{"id": \#($0), "kind": "k\#($0 % 3)", "score": \#($0 * 2)}"# })
+        var next = (1...200).filter { $0 % 9 != 0 }.map {
+            #"{"id": \#($0), "kind": "k\#($0 % 3)", "score": \#($0 % 5 == 0 ? -$0 : $0 * 2)}"#
+        }
+        next += (201...210).map { #"{"id": \#($0), "kind": "new", "score": 1, "extra": "e\#($0)"}"# }
+        let day1 = file(next.reversed())
+        let (skipping, parsing) = (try store(kind), try store(kind))
+        var (unchanged, deletions): ([Int], [Int]) = ([], [])
+        for step in [day0, day0, day1, day1] {
+            for (target, extra) in [(skipping, [String]()), (parsing, ["--no-skip"])] {
+                let result = try runCommand(
+                    sluice,
+                    ["import", "--entity", "Event", "--key", "id", "--delete-missing", "--into", target]
+                        + ["--stats-json", stats(target)] + extra + [step])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            unchanged.append(try unchangedRecords(skipping))
+            deletions.append(try deleted(skipping)["Event"] ?? 0)
+            #expect(try deleted(skipping) == (try deleted(parsing)))
+            let sql = "SELECT * FROM \"Event\" ORDER BY 1"
+            if kind == .sqlite {
+                #expect(StoreReader(skipping).rows(sql) == StoreReader(parsing).rows(sql))
+            } else {
+                #expect(PostgresReader(skipping).rows(sql) == PostgresReader(parsing).rows(sql))
+            }
+        }
+        #expect(unchanged == [0, 200, 178 - 36, 188])
+        #expect(deletions == [0, 0, 22, 0])
+    }
+
     /// `sluice status` shows the digest set: none before a run keeps one,
     /// then its records and bytes, and void once another writer wrote.
     @Test(arguments: kinds) func statusShowsTheDigestSet(kind: Kind) throws {
