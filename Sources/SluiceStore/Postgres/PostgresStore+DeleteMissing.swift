@@ -35,6 +35,29 @@ extension PostgresStore {
         }
     }
 
+    /// Gives the key columns of `schema`'s seen-keys and removed-keys tables,
+    /// where they exist, the types of the entity's key: a zero-config key is
+    /// typed by the first record, after the run made its seen-keys table (a
+    /// text column against a `bigint` key fails the sweep's anti-join). A
+    /// catalog read per table, and an `ALTER` of a table only when a type
+    /// changed (once, while it is empty, at the first record's batch).
+    func alignKeyTables(_ schema: TableSchema) throws(StoreError) {
+        for name in [Self.seenTable(schema.name), Self.removedTable(schema.name)] {
+            let stored = try storedColumnTypes(name)
+            for index in schema.keyColumns {
+                let column = schema.columns[index]
+                let type = PostgresType(column.type)
+                guard let current = stored.first(where: { $0.name == column.name }),
+                    PostgresType(PostgresType.attributeType(declared: current.type)) != type
+                else { continue }
+                let quoted = pgQuoted(column.name)
+                try connection.execute(
+                    "ALTER TABLE \(pgQuoted(name)) ALTER COLUMN \(quoted) TYPE \(type.sql) USING \(quoted)::text::\(type.sql)",
+                    "typing the key \(quoted) of \(pgQuoted(name)) as the key of \(pgQuoted(schema.name))")
+            }
+        }
+    }
+
     /// The statement that creates the table `name` of `schema`'s keys if it
     /// is missing: its columns of the key's types, its primary key the key.
     static func keyTable(_ name: String, of schema: TableSchema) -> String {

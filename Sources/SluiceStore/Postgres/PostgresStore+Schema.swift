@@ -86,6 +86,7 @@ extension PostgresStore {
                 "CREATE INDEX IF NOT EXISTS \(pgQuoted(pgInternalName("_sluice_ref_", schema.name + "_" + column))) ON \(table) (\(pgQuoted(column)))",
                 "indexing the reference \(pgQuoted(column)) of \(table)")
         }
+        if seenTracked.contains(schema.name) { try alignKeyTables(schema) }
         let state = tables[schema.name] ?? Table(schema: schema)
         state.schema = schema
         state.types = schema.columns.map { PostgresType($0.type) }
