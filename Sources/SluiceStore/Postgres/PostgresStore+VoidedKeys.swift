@@ -44,9 +44,11 @@ extension PostgresStore {
             try connection.execute(Self.logFunction, action)
             for table in tables {
                 let keys = table.keyColumns.map(pgLiteral).joined(separator: ", ")
+                // Dropped first, not replaced: `CREATE OR REPLACE TRIGGER` needs PostgreSQL 14.
                 try connection.execute(
-                    "CREATE OR REPLACE TRIGGER \(Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON "
-                        + "\(pgQuoted(table.name)) FOR EACH ROW WHEN (current_setting('sluice.voiding', true) = 'on') "
+                    "DROP TRIGGER IF EXISTS \(Self.trigger) ON \(pgQuoted(table.name)); "
+                        + "CREATE TRIGGER \(Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON \(pgQuoted(table.name)) "
+                        + "FOR EACH ROW WHEN (current_setting('sluice.voiding', true) = 'on') "
                         + "EXECUTE FUNCTION _sluice_log_written(\(keys))", action)
             }
         }
