@@ -18,7 +18,10 @@ through:
       events, and {"id": K, "deleted": true} -- in XML <event id="K"
       deleted="true"/> -- for each one gone; mapping
       Benchmarks/events-changes.yml or events-xml-changes.yml), applied to
-      the store as (b) left it; it must end where (c) did.
+      the store as (b) left it; it must end where (c) did;
+  (e) day 1's dump with --delete-missing on (d)'s store: it writes nothing,
+      and parses only the records whose keys the change file wrote (the
+      records parsed are shown in its title).
 For each step: wall time and CPU time (user and system, of the sluice
 process; for (a) the medians of its runs), peak RSS (GNU time), bytes
 written by the sluice process (/proc/PID/io; a PostgreSQL server's own CPU
@@ -283,14 +286,16 @@ class Bench:
         versions_before = self.stores.versions(name)
         wall, rss, written, cpu = run(self.command(SLUICE, name, mapping, arguments, stats), "", self.work)
         with open(stats) as f:
-            tables = json.load(f)["tables"]
+            report = json.load(f)
+        tables = report["tables"]
         counts = {t["name"]: (t["inserted"], t["updated"], t["deleted"]) for t in tables}
         links = count(self.stores, name, "Event_tags") - links_before
         versions = self.stores.versions(name)
         if versions is not None:
             versions = {table: tuple(after - before for after, before in zip(
                 versions.get(table, (0, 0, 0)), (versions_before or {}).get(table, (0, 0, 0)))) for table in TABLES}
-        return {"title": title, "walls": [wall], "cpus": [cpu], "rss": rss, "written": written, "counts": counts, "links": links,
+        parsed = report["records"] - report.get("unchangedRecords", 0)
+        return {"title": title, "parsed": parsed, "walls": [wall], "cpus": [cpu], "rss": rss, "written": written, "counts": counts, "links": links,
                 "versions": versions, "expected": expected}
 
     def first_import(self, workload, base):
@@ -328,6 +333,10 @@ class Bench:
                                "%s --delete-missing %s" % (workload.options, nextday), diff))
         steps.append(self.step("(d) change file alone, on (b)'s store", "day0", self.changes,
                                "%s %s" % (workload.options, change), diff))
+        after_changes = self.step("(e) next day after (d), --delete-missing", "day0", self.mapping,
+                                  "%s --delete-missing %s" % (workload.options, nextday), (0, 0, 0))
+        after_changes["title"] += " (%d records parsed)" % after_changes["parsed"]
+        steps.append(after_changes)
         same = fingerprint(self.stores, "sync") == fingerprint(self.stores, "day0")
         stored = count(self.stores, "sync", "Event")
         return {"workload": workload, "steps": steps, "same": same, "stored": stored,

@@ -13,13 +13,14 @@ import SluiceRecords
 /// the last save of a run marks the set valid only if no other run of the
 /// ledger overlapped it.
 extension PostgresStore {
-    private static let digestSchema = """
+    static let digestSchema = """
         CREATE TABLE IF NOT EXISTS _sluice_digest_state (
           id integer PRIMARY KEY CHECK (id = 1), secret bytea NOT NULL, fingerprint text NOT NULL,
           valid boolean NOT NULL, units bigint NOT NULL);
         CREATE TABLE IF NOT EXISTS _sluice_units (
           digest bytea PRIMARY KEY, keys bytea NOT NULL, pinned boolean NOT NULL);
-        CREATE TABLE IF NOT EXISTS _sluice_digest_covered (entity text PRIMARY KEY)
+        CREATE TABLE IF NOT EXISTS _sluice_digest_covered (entity text PRIMARY KEY);
+        CREATE TABLE IF NOT EXISTS _sluice_voided_keys (tbl text NOT NULL, k jsonb NOT NULL)
         """
 
     /// The temporary table a save copies its units into (`keys` NULL for a
@@ -47,13 +48,18 @@ extension PostgresStore {
     /// the set is marked invalid until the run's last
     /// ``saveUnits(_:removing:last:)``, so that a run stopped between its
     /// first write and its units' save leaves a set the next run does not
-    /// trust; `fresh` empties the units kept (`TRUNCATE`). One transaction,
-    /// under the schema lock (the tables are made on first use).
+    /// trust; `fresh` empties the units kept and the keys voided (`TRUNCATE`)
+    /// and drops the triggers of a run that logged its written keys
+    /// (``startVoidingWrites(_:)``) and did not end. One transaction, under
+    /// the schema lock (the tables are made on first use).
     package func startDigests(fingerprint: String, secret: [UInt8], fresh: Bool) throws(StoreError) {
         let action = "starting the record digests"
         try withSchemaLock(action) { () throws(StoreError) in
             try connection.execute(Self.digestSchema, action)
-            if fresh { try connection.execute("TRUNCATE _sluice_units", action) }
+            if fresh {
+                try connection.execute("TRUNCATE _sluice_units, _sluice_voided_keys", action)
+                try dropWrittenTriggers(action)
+            }
             try connection.execute("DELETE FROM _sluice_digest_covered", action)
             try connection.execute(
                 "INSERT INTO _sluice_digest_state AS d (id, secret, fingerprint, valid, units) "
@@ -92,13 +98,6 @@ extension PostgresStore {
             throw error
         }
     }
-
-    /// PostgreSQL logs no written keys yet: a run under another fingerprint
-    /// makes a new set (``startDigests(fingerprint:secret:fresh:)``), and
-    /// no key is ever voided alone.
-    package func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool { false }
-    package func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool { false }
-    package func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]? { [] }
 
     /// Units ``forEachUnit(_:)`` reads per statement.
     static let unitsPerRead = 10_000
@@ -139,7 +138,8 @@ extension PostgresStore {
     /// `saved`, in one transaction: one binary `COPY` of both into a
     /// temporary table, one `DELETE` joined to it, one `INSERT … ON
     /// CONFLICT` in digest order. The `last` call of a run also marks the
-    /// set valid, unless another run of the ledger overlapped this one.
+    /// set valid, unless another run of the ledger overlapped this one, and
+    /// forgets the voided keys (the run parsed every unit that produced one).
     package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {
         let action = "saving the record digests"
         try connection.begin(action)
@@ -165,6 +165,7 @@ extension PostgresStore {
             try connection.execute(
                 "UPDATE _sluice_digest_state SET units = units + $1"
                     + (last ? ", valid = \(runID.map(Self.alone) ?? "true")" : ""), action, [String(change)])
+            if last { try connection.execute("DELETE FROM _sluice_voided_keys", action) }
             try connection.commit(action)
         } catch {
             connection.rollback()
@@ -198,7 +199,7 @@ extension PostgresStore {
 
     /// Whether no run of the ledger but run `id` overlapped it: none began
     /// after it, none is still running, none finished after it began.
-    private static func alone(_ id: Int64) -> String {
+    static func alone(_ id: Int64) -> String {
         "NOT EXISTS (SELECT 1 FROM _sluice_runs r, _sluice_runs me WHERE me.id = \(id) AND r.id <> me.id "
             + "AND (r.id > me.id OR r.status = 'running' OR r.finished >= me.started))"
     }
@@ -216,7 +217,7 @@ extension PostgresStore {
     }
 
     /// Whether table `name` exists in the connection's search path.
-    private func exists(_ name: String, _ action: String) throws(StoreError) -> Bool {
+    func exists(_ name: String, _ action: String) throws(StoreError) -> Bool {
         try Self.exists(name, action, connection)
     }
 

@@ -31,6 +31,9 @@ package final class PostgresStore: RowStore {
     /// dry run, which records none): the digests' last save asks the ledger
     /// whether another run overlapped it.
     var runID: Int64?
+    /// The tables whose written keys this run logs
+    /// (``startVoidingWrites(_:)``), empty when it logs none.
+    var voidingTables: [String] = []
     /// Numbers the temporary staging tables this connection made.
     var stagingTables = 0
     /// The staging tables filled in the open transaction: one filled again
