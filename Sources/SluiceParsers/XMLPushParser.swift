@@ -1,11 +1,5 @@
 import CSluiceXML2
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// libxml2 refuses to load anything from outside the document: no external
 /// DTD, no external entity, no network. Installed once per process.
 private let denyExternalEntities: Void = {
@@ -42,28 +36,12 @@ package final class XMLPushParser {
     /// The first bytes of the document, to compare a byte order mark with
     /// the declared encoding.
     private var head: [UInt8] = []
-    /// An element the parse skips (``feed(skipping:starts:ends:)``): how far
-    /// its first marker is written; whether it is the root, whether the
-    /// document is read as UTF-8; the columns its current line counts more
-    /// than the input's (a space for each byte of a non-ASCII character); the
-    /// last bytes of its blank, held back; its length so far.
-    private var blanking = Blanking.body
-    private var blankingRoot = false
-    private var blankingUTF8 = false
-    private var drift = 0
-    private var tail: [UInt8] = []
-    private var blanked = 0
-    private var blanks: [UInt8] = []
-    /// The markers fed and not yet parsed, first first: -1 for an element's
-    /// first, else an element's last, with the columns libxml2 then counts
-    /// too many; whether the end of a marker is due.
-    @exclusivity(unchecked) private var markers: [Int] = []
+    /// The element the parse skips (``feed(skipping:starts:ends:)``) being
+    /// read, and those fed as markers and not yet parsed, first first;
+    /// whether the end of a marker is due.
+    private var skipped = SkippedElement()
+    @exclusivity(unchecked) private var markers: [SkippedElement] = []
     @exclusivity(unchecked) private var swallowing = false
-    private enum Blanking {
-        /// Next: the marker's `<`, its name, the space inside it (until two
-        /// bytes on one line can take `/>`), its `/` owed; then the rest.
-        case open, name, space, slash, body
-    }
 
     /// Creates a parser for the input called `name` (used in messages);
     /// `decompressed` says byte offsets are of a decompressed stream.
@@ -99,125 +77,32 @@ package final class XMLPushParser {
         }
     }
 
-    /// Feeds `bytes` of an element that the parse skips (a record whose
-    /// digest the store kept) blanked, so that libxml2 reads the document
-    /// around it whole and reports its locations: line breaks are kept, the
-    /// element's first bytes become an empty element `<_/>` (a line break
-    /// among them stays, as space inside that tag), the rest spaces, and its
-    /// last four bytes, when they hold no line break, a second `<_/>`. The
-    /// handler never sees either: it gets ``XMLEventHandler/elementSkipped()``
-    /// when libxml2 reaches the first, in document order; when it reaches the
-    /// second, libxml2's column is set back by the bytes past the first of
-    /// each non-ASCII character on the element's last line (UTF-8), so that
-    /// an error after the element on that line has the column a full parse
-    /// gives it (libxml2 counts characters). The root element gets no second
-    /// marker (a document has one root). `starts` when `bytes` are the
-    /// element's first, `ends` when its last. Costs a copy of the bytes, a
-    /// count of their continuation bytes and libxml2's scan of spaces (its
-    /// fast path); buffers: one as large as the largest piece.
+    /// Reads `bytes` of an element that the parse skips (a record whose
+    /// digest the store kept) without parsing them: libxml2 is fed, once
+    /// the element's last bytes are read, the empty element `<_/>` in its
+    /// place, so that it reads the document around it whole. The handler
+    /// never sees that marker: it gets ``XMLEventHandler/elementSkipped()``
+    /// when libxml2 reaches it, in document order, and at its end libxml2's
+    /// line, column and byte count are moved to where the element ends (the
+    /// column in characters, as libxml2 counts it, when the document is read
+    /// as UTF-8; in bytes otherwise), so that an error after it is reported
+    /// where a full parse reports it. `starts` when `bytes` are the
+    /// element's first, `ends` when its last. Costs a search of the bytes
+    /// for line breaks and a count of the continuation bytes after the last
+    /// one (``SkippedElement``); no copy, no buffer.
     ///
     /// - Throws: ``ParseError`` when the document before the element is not
     ///   well-formed, or the handler throws.
     package func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ParseError) {
-        if starts {
-            blanking = .open
-            markers.append(-1)
-            blankingRoot = (context?.pointee.nameNr ?? 0) == 0
-            blankingUTF8 = readsUTF8
-            drift = 0
-            tail.removeAll(keepingCapacity: true)
-            blanked = 0
-        }
-        blanked += bytes.count
-        // The bytes held back, and one more: the `/` owed at a piece's end.
-        let needed = tail.count + bytes.count + 1
-        if blanks.count < needed { blanks = [UInt8](repeating: 0, count: needed) }
-        var failure: ParseError?
-        blanks.withUnsafeMutableBufferPointer { out in
-            var used = tail.count
-            for (index, byte) in tail.enumerated() { out[index] = byte }
-            tail.removeAll(keepingCapacity: true)
-            guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), let output = out.baseAddress
-            else { return }
-            var index = 0
-            while index < bytes.count && blanking != .body {
-                let byte = input[index]
-                let lineBreak = byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
-                index += 1
-                switch blanking {
-                case .open:
-                    output[used] = UInt8(ascii: "<")
-                    used += 1
-                    blanking = .name
-                case .name:
-                    output[used] = UInt8(ascii: "_")
-                    used += 1
-                    blanking = .space
-                case .space:
-                    if lineBreak {
-                        output[used] = byte
-                        used += 1
-                    } else {
-                        blanking = .slash
-                    }
-                case .slash, .body:
-                    // The `/` owed for the byte before: `/>` needs two bytes on one line.
-                    output[used] = lineBreak ? UInt8(ascii: " ") : UInt8(ascii: "/")
-                    output[used + 1] = lineBreak ? byte : UInt8(ascii: ">")
-                    used += 2
-                    blanking = lineBreak ? .space : .body
-                }
-            }
-            // The rest at once: spaces, then the line breaks put back.
-            let rest = bytes.count - index
-            memset(output + used, Int32(UInt8(ascii: " ")), rest)
-            var lastBreak = index - 1
-            // `\n` (10), then `\r` (13).
-            for lineBreak in stride(from: UInt8(ascii: "\n"), through: UInt8(ascii: "\r"), by: 3) {
-                var from = index
-                while from < bytes.count, let found = memchr(input + from, Int32(lineBreak), bytes.count - from) {
-                    let at = input.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                    output[used + at - index] = lineBreak
-                    lastBreak = max(lastBreak, at)
-                    from = at + 1
-                }
-            }
-            used += rest
-            if blankingUTF8 {
-                if lastBreak >= 0 { drift = 0 }
-                drift += Self.continuationBytes(input + lastBreak + 1, count: bytes.count - lastBreak - 1)
-            }
-            if ends && blanking == .slash {
-                output[used] = UInt8(ascii: " ")
-                used += 1
-            }
-            if ends {
-                // The second marker, over four spaces that end the element.
-                if !blankingRoot && blanked >= 8 && used >= 4
-                    && (used - 4..<used).allSatisfy({ output[$0] == UInt8(ascii: " ") })
-                {
-                    for (offset, byte) in "<_/>".utf8.enumerated() { output[used - 4 + offset] = byte }
-                    markers.append(drift)
-                }
-            } else {
-                let held = min(3, used)
-                tail.append(contentsOf: UnsafeBufferPointer(start: output + used - held, count: held))
-                used -= held
-            }
-            do throws(ParseError) { try feed(UnsafeRawBufferPointer(start: output, count: used)) } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
+        if starts { skipped = SkippedElement() }
+        skipped.add(bytes)
+        guard ends else { return }
+        markers.append(skipped)
+        try feed(UnsafeRawBufferPointer(start: Self.marker.utf8Start, count: Self.marker.utf8CodeUnitCount))
     }
 
-    /// Whether libxml2 reads the document as UTF-8 (no encoding declared,
-    /// or UTF-8 declared), so that the bytes of a non-ASCII character are one.
-    private var readsUTF8: Bool {
-        guard let encoding = context?.pointee.encoding else { return true }
-        let name = String(cString: encoding).lowercased()
-        return name == "utf-8" || name == "utf8"
-    }
+    /// The empty element fed for each skipped one.
+    private static let marker: StaticString = "<_/>"
 
     /// Ends the document: reports an error if it is incomplete (unclosed
     /// elements, no root element, truncated input).
@@ -250,7 +135,7 @@ package final class XMLPushParser {
             XMLPushParser.borrowing(context) { parser in
                 if !parser.markers.isEmpty && prefix == nil && XMLPushParser.isMarker(localName) {
                     parser.swallowing = true
-                    parser.markerParsed(parser.markers.removeFirst())
+                    parser.deliver { try parser.handler.elementSkipped() }
                 } else {
                     parser.startElement(localName, Int(count), attributes)
                 }
@@ -260,6 +145,7 @@ package final class XMLPushParser {
             XMLPushParser.borrowing(context) { parser in
                 if parser.swallowing {
                     parser.swallowing = false
+                    parser.markerEnded(parser.markers.removeFirst())
                 } else {
                     parser.deliver { try parser.handler.endElement() }
                 }
@@ -331,32 +217,26 @@ package final class XMLPushParser {
         Unmanaged<XMLPushParser>.fromOpaque(pointer!)._withUnsafeGuaranteedRef(body)
     }
 
-    /// The bytes among `count` at `bytes` that continue a UTF-8 character
-    /// (`10xxxxxx`), eight at a time.
-    private static func continuationBytes(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
-        var found = 0
-        var index = 0
-        while index + 8 <= count {
-            let word = UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self)
-            // Bit 7 set and bit 6 clear, in each byte, as 1 in bit 0; the
-            // product sums the eight bytes in its top byte.
-            let ones = (word & ~(word << 1) & 0x8080_8080_8080_8080) >> 7
-            found += Int((ones &* 0x0101_0101_0101_0101) >> 56)
-            index += 8
+    /// libxml2 reached the end of the marker of `element`: its line,
+    /// column and byte count are moved past the element's bytes.
+    private func markerEnded(_ element: SkippedElement) {
+        guard let input = context?.pointee.input else { return }
+        // No encoder: libxml2 reads the bytes as they are, UTF-8.
+        let encoded = input.pointee.buf.map { $0.pointee.encoder != nil } ?? false
+        let columns = Int32(clamping: element.lastLineColumns(utf8: !encoded))
+        let width = Int32(Self.marker.utf8CodeUnitCount)
+        if element.lineBreaks > 0 {
+            input.pointee.line += Int32(clamping: element.lineBreaks)
+            input.pointee.col = 1 + columns
+        } else {
+            input.pointee.col += columns - width
         }
-        while index < count {
-            if bytes[index] & 0xC0 == 0x80 { found += 1 }
-            index += 1
+        let moved = UInt(element.bytes - Self.marker.utf8CodeUnitCount)
+        if encoded, let buffer = input.pointee.buf {
+            buffer.pointee.rawconsumed += moved
+        } else {
+            input.pointee.consumed += moved
         }
-        return found
-    }
-
-    /// libxml2 reached a marker of a skipped element: its first (`drift`
-    /// -1) stands for a record; at its last, libxml2's column is set back
-    /// by `drift`.
-    private func markerParsed(_ drift: Int) {
-        guard drift >= 0 else { return deliver { try handler.elementSkipped() } }
-        if let input = context?.pointee.input { input.pointee.col -= Int32(clamping: drift) }
     }
 
     /// Whether `name` is `_`, the marker's name (``feed(skipping:starts:ends:)``).

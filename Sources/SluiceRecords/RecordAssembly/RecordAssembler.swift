@@ -101,7 +101,7 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
         }
     }
 
-    /// A record whose digest the store kept, blanked: it takes its number.
+    /// A record whose digest the store kept, not parsed: it takes its number.
     package func elementSkipped() throws { recordCount += 1 }
 
     package func endElement() throws {
