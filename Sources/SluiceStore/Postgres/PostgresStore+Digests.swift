@@ -198,7 +198,7 @@ extension PostgresStore {
 
     /// Whether no run of the ledger but run `id` overlapped it: none began
     /// after it, none is still running, none finished after it began.
-    private static func alone(_ id: Int64) -> String {
+    static func alone(_ id: Int64) -> String {
         "NOT EXISTS (SELECT 1 FROM _sluice_runs r, _sluice_runs me WHERE me.id = \(id) AND r.id <> me.id "
             + "AND (r.id > me.id OR r.status = 'running' OR r.finished >= me.started))"
     }
@@ -220,7 +220,7 @@ extension PostgresStore {
         try Self.exists(name, action, connection)
     }
 
-    private static func exists(
+    static func exists(
         _ name: String, _ action: String, _ connection: PostgresConnection
     ) throws(StoreError) -> Bool {
         try connection.strings("SELECT to_regclass($1) IS NOT NULL", action, [name]).first == "t"
