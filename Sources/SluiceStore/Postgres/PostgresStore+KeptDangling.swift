@@ -69,9 +69,11 @@ extension PostgresStore {
 
     /// Records `counts` and (re)makes each relationship's triggers, in one
     /// transaction under the schema lock, so that the counts follow every
-    /// later write; a run that another run of the ledger overlapped records
-    /// them unknown (its count may have missed the other's rows).
-    /// O(relations) statements.
+    /// later write. A run that another run of the ledger overlapped records
+    /// them unknown (its count may have missed the other's rows) and leaves
+    /// the triggers as they are: making a trigger locks its table against
+    /// the other run's writes, whose transaction may be waiting for this
+    /// one's schema lock. O(relations) statements.
     package func keepDanglingCounts(_ counts: [(relation: DanglingRelation, count: Int)]) throws(StoreError) {
         let action = "keeping the dangling counts"
         try withSchemaLock(action) { () throws(StoreError) in
@@ -84,11 +86,18 @@ extension PostgresStore {
                 try connection.strings("SELECT \(Self.alone(id))", action).first == "t"
             }
             for (relation, count) in counts {
+                guard alone != false else {
+                    try connection.execute(
+                        "INSERT INTO \(Self.danglingTable) (name, count, tables, definition) VALUES ($1, NULL, $2, '') "
+                            + "ON CONFLICT (name) DO UPDATE SET count = NULL", action,
+                        [relation.name, Self.danglingTables(relation)])
+                    continue
+                }
                 let id = try connection.execute(
                     "INSERT INTO \(Self.danglingTable) (name, count, tables, definition) VALUES ($1, $2, $3, '') "
                         + "ON CONFLICT (name) DO UPDATE SET count = excluded.count, tables = excluded.tables "
                         + "RETURNING id", action,
-                    [relation.name, alone == false ? nil : String(count), Self.danglingTables(relation)]
+                    [relation.name, String(count), Self.danglingTables(relation)]
                 ).int(0, 0)
                 try dropDanglingTriggers(id, action)
                 try connection.execute(
