@@ -31,6 +31,7 @@ struct PostgresDifferentialSyncTests {
         defer { try? server.crash() }
         var unchanged = 0
         var keptAcrossChangeFiles = 0
+        var kept = 0
         for offset in 0..<Self.seeds {
             let directory = TestPaths.temporaryDirectory()
             let sequence = SyncSequence(
@@ -54,9 +55,19 @@ struct PostgresDifferentialSyncTests {
                 if let before, PostgresReader(skipping).value(Self.validSet) == before { keptAcrossChangeFiles += 1 }
                 before = nil
             }
+            // The dangling counts each side keeps equal a recount after every step.
+            var wrongCounts: [String] = []
+            func checkCounts(_ step: String) {
+                for side in sides {
+                    wrongCounts += Self.keptCountsAgainstRecounts(side.into).map { "\(side.name) \(step): \($0)" }
+                }
+            }
+            var step = 0
             let failure = try DifferentialSync.run(
                 sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents
             ) { planned in
+                if step > 0 { checkCounts("after step \(step - 1)") }
+                step += 1
                 compare()
                 guard case .changeFile = planned.step else {
                     afterChangeFile = false
@@ -70,11 +81,37 @@ struct PostgresDifferentialSyncTests {
             compare()
             #expect(failure == nil, "\(failure ?? "")")
             if failure != nil { return }
+            checkCounts("after the last step")
+            #expect(wrongCounts.isEmpty, "seed \(sequence.seed): \(wrongCounts)")
+            kept += sides.map { PostgresReader($0.into).keptDanglingCounts().values.count { $0 != nil } }.reduce(0, +)
             #expect(PostgresReader(sides[1].into).value("SELECT count(*) FROM \"Event\"") != "0")
         }
         // Only the skipping side adds to it: the full side's runs parse every record.
         #expect(unchanged > 0, "no run of the skipping side left a record unparsed")
         #expect(keptAcrossChangeFiles > 0, "no change file kept the dump's digest set")
+        #expect(kept > 0, "no side kept a dangling count")
+    }
+
+    /// Each relationship of ``SyncSequence``'s mapping whose count `database`
+    /// keeps and knows, with its kept count and its recount where they
+    /// differ.
+    static func keptCountsAgainstRecounts(_ database: String) -> [String] {
+        let recounts = [
+            "Event.actor": "SELECT count(*) FROM \"Event\" s WHERE s.actor IS NOT NULL AND NOT EXISTS "
+                + "(SELECT 1 FROM \"Actor\" t WHERE t.id = s.actor)",
+            "Note.actor": "SELECT count(*) FROM \"Note\" s WHERE s.actor IS NOT NULL AND NOT EXISTS "
+                + "(SELECT 1 FROM \"Actor\" t WHERE t.id = s.actor)",
+            "Event_tags": "SELECT count(*) FROM \"Event_tags\" l WHERE NOT EXISTS "
+                + "(SELECT 1 FROM \"Tag\" t WHERE t.name = l.\"Tag_name\")",
+        ]
+        let reader = PostgresReader(database)
+        var wrong: [String] = []
+        for (name, count) in reader.keptDanglingCounts() {
+            guard let count, let sql = recounts[name] else { continue }
+            let recount = reader.value(sql)
+            if recount != count { wrong.append("\(name) kept \(count), recount \(recount ?? "")") }
+        }
+        return wrong
     }
 
     /// The fingerprint of the database's digest set when it is valid, else

@@ -221,7 +221,7 @@ extension PostgresStore {
         try Self.exists(name, action, connection)
     }
 
-    private static func exists(
+    static func exists(
         _ name: String, _ action: String, _ connection: PostgresConnection
     ) throws(StoreError) -> Bool {
         try connection.strings("SELECT to_regclass($1) IS NOT NULL", action, [name]).first == "t"

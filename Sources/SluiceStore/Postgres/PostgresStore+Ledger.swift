@@ -199,14 +199,6 @@ extension PostgresStore {
         return result
     }
 
-    /// None: PostgreSQL counts at every run's end. A count kept in a row that
-    /// every importer's triggers update would make concurrent importers wait
-    /// for each other's commits.
-    package func storedDanglingCounts(_ relations: [DanglingRelation]) throws(StoreError) -> [String: Int] { [:] }
-
-    /// Keeps nothing (``storedDanglingCounts(_:)``).
-    package func keepDanglingCounts(_ counts: [(relation: DanglingRelation, count: Int)]) throws(StoreError) {}
-
     /// A second connection to the database, to count a finished entity's
     /// dangling references while this one writes the next tables.
     /// None in a dry run: another session would not see its writes.

@@ -6,6 +6,7 @@
 extension PostgresStore {
     package func prepare(_ schemas: [TableSchema], links: [LinkSchema]) throws(StoreError) {
         try withSchemaLock("preparing the tables") { () throws(StoreError) in
+            try forgetDanglingCountsOfMissingTables()
             for schema in schemas { try ensureTable(schema) }
             for link in links { try ensureLinkTable(link) }
         }
@@ -141,6 +142,7 @@ extension PostgresStore {
             changes.append("\(column.name) \(column.type) → \(type)")
         }
         guard !changes.isEmpty else { return nil }
+        try forgetDanglingCounts()
         return
             "\(schema.name): the mapping changed column types (\(changes.joined(separator: ", "))); the columns were altered"
     }
@@ -199,6 +201,7 @@ extension PostgresStore {
             try connection.execute(
                 "DROP INDEX IF EXISTS \(pgQuoted(pgInternalName("_sluice_target_", link.name)))",
                 "dropping the target index of \(pgQuoted(link.name))")
+            try forgetDanglingCount(of: link)
             dropped = true
         }
         return dropped
