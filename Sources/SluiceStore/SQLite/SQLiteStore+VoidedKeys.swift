@@ -11,6 +11,11 @@ import SluiceBatching
 /// those that produced a logged key, which the next run that skips parses.
 /// A row written costs one more insert (an append), in such runs only; the
 /// log is read, and its duplicates dropped, by the next run that skips.
+/// The triggers insert `OR FAIL`: under the default `ABORT` every statement
+/// that fires one may abort half done, so SQLite copied each page the
+/// statement changed into a statement journal to undo it (2.9 GB of
+/// temporary-file writes for the 2,000,000-event change file,
+/// docs/nightly-sync.md); a run's transaction rolls back whole on any error.
 extension SQLiteStore {
     /// The temporary triggers of the log, three a table.
     private static func triggerName(_ table: Int, _ kind: String) -> String {
@@ -37,7 +42,7 @@ extension SQLiteStore {
                     + Array(repeating: "NULL", count: max(width, columns) - table.keyColumns.count)
                 statements.append(
                     "CREATE TEMP TRIGGER \(Self.triggerName(index, kind)) AFTER \(kind.uppercased()) ON "
-                        + "main.\(quoted(table.name)) BEGIN INSERT INTO _sluice_voided_keys VALUES ("
+                        + "main.\(quoted(table.name)) BEGIN INSERT OR FAIL INTO _sluice_voided_keys VALUES ("
                         + values.joined(separator: ", ") + "); END")
             }
         }
