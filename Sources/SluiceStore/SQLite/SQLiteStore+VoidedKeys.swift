@@ -27,7 +27,7 @@ extension SQLiteStore {
         // A rebuilt table changed every row's stored values unlogged.
         guard migrations.isEmpty, try tableExists("_sluice_digest_state") else { return false }
         for table in tables where try !tableExists(table.name) { return false }
-        try connection.execute(Self.digestSchema, action)
+        try prepareDigestTables(action)
         let width = max(1, tables.map(\.keyColumns.count).max() ?? 1)
         let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
         // The rows it writes come from no unit of the set: no table stays covered.
