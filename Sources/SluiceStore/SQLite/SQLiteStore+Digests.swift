@@ -4,7 +4,9 @@ import SluiceRecords
 
 /// The record digests (docs/record-digests.md) in two tables of the store's
 /// own: `_sluice_digest_state`, one row (the secret, the fingerprint,
-/// whether the set is valid), and `_sluice_unit_pages`, the units of the
+/// whether the set is valid, and the set's units and bytes, kept up to date
+/// by every save so that reading them costs one row, not a scan of the
+/// pages), and `_sluice_unit_pages`, the units of the
 /// last digest run packed in digest order, up to ``UnitPage/capacity`` a row
 /// (``UnitPage``), each row keyed by its first digest (WITHOUT ROWID) so that
 /// a run's join reads them in the order its own digests sort. Sets kept one
@@ -15,7 +17,7 @@ extension SQLiteStore {
         DROP TABLE IF EXISTS _sluice_units;
         CREATE TABLE IF NOT EXISTS _sluice_digest_state (
           id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, fingerprint TEXT NOT NULL,
-          valid INTEGER NOT NULL);
+          valid INTEGER NOT NULL, units INTEGER, bytes INTEGER);
         CREATE TABLE IF NOT EXISTS _sluice_unit_pages (
           first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS _sluice_voided_keys (tbl TEXT NOT NULL, k0);
@@ -24,12 +26,50 @@ extension SQLiteStore {
 
     package var keepsDigests: Bool { true }
 
-    /// The store's digest set, nil when it keeps none.
+    /// Makes the digest tables, and gives a state row that keeps no sums
+    /// (an older sluice made it, or last started digests in it: it replaced
+    /// the row) its units and bytes, counted (a scan of the unit pages).
+    func prepareDigestTables(_ action: String) throws(StoreError) {
+        try connection.execute(Self.digestSchema, action)
+        let columns = try connection.strings("PRAGMA table_info(_sluice_digest_state)", column: 1, action)
+        let counted = try Self.countedSums(connection)
+        let added =
+            columns.contains("units")
+            ? [] : ["units", "bytes"].map { "ALTER TABLE _sluice_digest_state ADD COLUMN \($0) INTEGER" }
+        let fill =
+            "UPDATE _sluice_digest_state SET units = \(counted.units), bytes = \(counted.bytes) "
+            + "WHERE units IS NULL OR bytes IS NULL"
+        try connection.execute((added + [fill]).joined(separator: "; "), action)
+    }
+
+    /// The SQL of the set's units and bytes: the sums its state row keeps,
+    /// or, in a row that keeps none (``prepareDigestTables(_:)``), the sums
+    /// counted over the unit pages (one scan).
+    private static func sums(_ connection: SQLiteConnection, _ action: String) throws(StoreError) -> (
+        units: String, bytes: String
+    ) {
+        let columns = try connection.strings("PRAGMA table_info(_sluice_digest_state)", column: 1, action)
+        let counted = try countedSums(connection)
+        guard columns.contains("units") else { return counted }
+        return ("coalesce(units, \(counted.units))", "coalesce(bytes, \(counted.bytes))")
+    }
+
+    /// The SQL that counts the set's units and bytes over its pages.
+    private static func countedSums(_ connection: SQLiteConnection) throws(StoreError) -> (
+        units: String, bytes: String
+    ) {
+        guard try tableExists("_sluice_unit_pages", connection) else { return ("0", "0") }
+        return (
+            "(SELECT coalesce(sum(count), 0) FROM _sluice_unit_pages)",
+            "(SELECT coalesce(sum(length(units)), 0) FROM _sluice_unit_pages)"
+        )
+    }
+
+    /// The store's digest set, nil when it keeps none. A few rows read.
     package func digestSet() throws(StoreError) -> DigestSet? {
         let action = "reading the record digests"
         guard try tableExists("_sluice_digest_state") else { return nil }
-        let units =
-            try tableExists("_sluice_unit_pages") ? "(SELECT coalesce(sum(count), 0) FROM _sluice_unit_pages)" : "0"
+        let units = try Self.sums(connection, action).units
         let state = try SQLiteStatement(
             connection, "SELECT secret, fingerprint, valid, \(units) FROM _sluice_digest_state WHERE id = 1", action)
         guard try state.step(action) else { return nil }
@@ -54,14 +94,18 @@ extension SQLiteStore {
                 try connection.execute(
                     "DROP TABLE IF EXISTS _sluice_unit_pages; DROP TABLE IF EXISTS _sluice_voided_keys", action)
             }
-            try connection.execute(Self.digestSchema, action)
+            try prepareDigestTables(action)
             try connection.execute("DELETE FROM _sluice_digest_covered", action)
             let state = try SQLiteStatement(
                 connection,
-                "INSERT OR REPLACE INTO _sluice_digest_state (id, secret, fingerprint, valid) "
-                    + "VALUES (1, ?, ?, 0)", action)
+                "INSERT INTO _sluice_digest_state (id, secret, fingerprint, valid, units, bytes) "
+                    + "VALUES (1, ?, ?, 0, 0, 0) ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, "
+                    + "fingerprint = excluded.fingerprint, valid = 0, units = CASE WHEN ? THEN 0 ELSE units END, "
+                    + "bytes = CASE WHEN ? THEN 0 ELSE bytes END", action)
             state.bind(1, secret)
             state.bind(2, fingerprint)
+            state.bind(3, Int64(fresh ? 1 : 0))
+            state.bind(4, Int64(fresh ? 1 : 0))
             try state.run(action)
             try connection.commit(action)
         } catch {
@@ -118,6 +162,7 @@ extension SQLiteStore {
     /// produced one). Each page a change falls in is read, merged and written
     /// again: a run that only adds units in digest order (a first import)
     /// writes each page once; a change in the middle of the set costs a page.
+    /// The state row's units and bytes change by what the pages did.
     package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {
         let action = "saving the record digests"
         // In digest order; of one digest's changes, removals first, then the
@@ -141,9 +186,14 @@ extension SQLiteStore {
                 while end < changes.count && page.next.map({ changes[end].digest < $0 }) ?? true { end += 1 }
                 var kept: [StoredUnit] = []
                 if let bytes = page.bytes { kept = try units(of: bytes, action) }
-                if let first = page.first { try pages.delete(first) }
+                if let first = page.first { try pages.delete(first, units: kept.count, bytes: page.bytes?.count ?? 0) }
                 try pages.write(UnitPage.merge(kept, changes[start..<end]))
                 start = end
+            }
+            if pages.units != 0 || pages.bytes != 0 {
+                try connection.execute(
+                    "UPDATE _sluice_digest_state SET units = units + \(pages.units), bytes = bytes + \(pages.bytes)",
+                    action)
             }
             if last {
                 try connection.execute(
@@ -166,19 +216,13 @@ extension SQLiteStore {
     }
 
     /// What `sluice status` shows of the digest set on `connection`, nil
-    /// when the store keeps none. One scan of the unit pages.
+    /// when the store keeps none. A few rows read.
     static func digestStatus(_ connection: SQLiteConnection) throws(StoreError) -> DigestStatus? {
         let action = "reading the record digests"
         guard try tableExists("_sluice_digest_state", connection) else { return nil }
-        let pages = try tableExists("_sluice_unit_pages", connection)
+        let sums = try Self.sums(connection, action)
         let state = try SQLiteStatement(
-            connection,
-            "SELECT valid, "
-                + (pages
-                    ? "(SELECT coalesce(sum(count), 0) FROM _sluice_unit_pages), "
-                        + "(SELECT coalesce(sum(length(units)), 0) FROM _sluice_unit_pages) "
-                    : "0, 0 ")
-                + "FROM _sluice_digest_state WHERE id = 1", action)
+            connection, "SELECT valid, \(sums.units), \(sums.bytes) FROM _sluice_digest_state WHERE id = 1", action)
         guard try state.step(action) else { return nil }
         return DigestStatus(units: Int(state.int64(1)), bytes: state.int64(2), valid: state.int64(0) != 0)
     }

@@ -11,6 +11,11 @@ import SluiceBatching
 /// those that produced a logged key, which the next run that skips parses.
 /// A row written costs one more insert (an append), in such runs only; the
 /// log is read, and its duplicates dropped, by the next run that skips.
+/// The triggers insert `OR FAIL`: under the default `ABORT` every statement
+/// that fires one may abort half done, so SQLite copied each page the
+/// statement changed into a statement journal to undo it (2.9 GB of
+/// temporary-file writes for the 2,000,000-event change file,
+/// docs/nightly-sync.md); a run's transaction rolls back whole on any error.
 extension SQLiteStore {
     /// The temporary triggers of the log, three a table.
     private static func triggerName(_ table: Int, _ kind: String) -> String {
@@ -22,7 +27,7 @@ extension SQLiteStore {
         // A rebuilt table changed every row's stored values unlogged.
         guard migrations.isEmpty, try tableExists("_sluice_digest_state") else { return false }
         for table in tables where try !tableExists(table.name) { return false }
-        try connection.execute(Self.digestSchema, action)
+        try prepareDigestTables(action)
         let width = max(1, tables.map(\.keyColumns.count).max() ?? 1)
         let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
         // The rows it writes come from no unit of the set: no table stays covered.
@@ -37,7 +42,7 @@ extension SQLiteStore {
                     + Array(repeating: "NULL", count: max(width, columns) - table.keyColumns.count)
                 statements.append(
                     "CREATE TEMP TRIGGER \(Self.triggerName(index, kind)) AFTER \(kind.uppercased()) ON "
-                        + "main.\(quoted(table.name)) BEGIN INSERT INTO _sluice_voided_keys VALUES ("
+                        + "main.\(quoted(table.name)) BEGIN INSERT OR FAIL INTO _sluice_voided_keys VALUES ("
                         + values.joined(separator: ", ") + "); END")
             }
         }

@@ -2,7 +2,8 @@ import SluiceBatching
 import SluiceRecords
 
 /// The statements that read and write `_sluice_unit_pages`
-/// (``SQLiteStore``'s record digests, ``UnitPage``), prepared once per save.
+/// (``SQLiteStore``'s record digests, ``UnitPage``), prepared once per save,
+/// and how many units and bytes the pages gained (or lost) through them.
 final class UnitPageStatements {
     /// A page found for a digest: its first digest and bytes (nil when the
     /// table is empty), and the first digest of the page after it.
@@ -18,6 +19,10 @@ final class UnitPageStatements {
     private let after: SQLiteStatement
     private let remove: SQLiteStatement
     private let insert: SQLiteStatement
+    /// Units the pages written hold, less those of the pages deleted.
+    private(set) var units = 0
+    /// Bytes of units the pages written hold, less those of the pages deleted.
+    private(set) var bytes: Int64 = 0
 
     init(_ connection: SQLiteConnection, _ action: String) throws(StoreError) {
         self.action = action
@@ -59,11 +64,14 @@ final class UnitPageStatements {
         return found
     }
 
-    /// Deletes the page whose first digest is `first`.
-    func delete(_ first: [UInt8]) throws(StoreError) {
+    /// Deletes the page whose first digest is `first`, which held `units`
+    /// units in `bytes` bytes.
+    func delete(_ first: [UInt8], units: Int, bytes: Int) throws(StoreError) {
         remove.rewind()
         remove.bind(1, first)
         _ = try remove.run(action)
+        self.units -= units
+        self.bytes -= Int64(bytes)
     }
 
     /// Writes `units` (in digest order) as pages of at most
@@ -83,6 +91,8 @@ final class UnitPageStatements {
             insert.bind(2, Int64(range.count))
             insert.bind(3, bytes)
             _ = try insert.run(action)
+            self.units += range.count
+            self.bytes += Int64(bytes.count)
         }
     }
 }
