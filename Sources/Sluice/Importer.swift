@@ -181,11 +181,12 @@ public struct Importer: Sendable {
         }
         let pipeline = try ImportPipeline(
             compiled: compiled, storePath: storePath, openStore: openStore, options: options, inputs: identities,
-            formats: sources.map { $0.path == "-" ? nil : $0.format }, expectedBytes: expected, progress: progress,
-            cancellation: cancellation)
+            formats: sources.map(\.format), expectedBytes: expected, progress: progress, cancellation: cancellation)
         do throws(ImportError) {
-            try pipeline.planSkipping(sources.map { ($0.path, $0.format) })
-            for (path, source, format) in sources {
+            let spools = try pipeline.planSkipping(sources, cancellation: cancellation)
+            for (index, (path, opened, format)) in sources.enumerated() {
+                // A stream that a run that skips spooled is read from its spool.
+                let source: ByteSource = spools[index]?.reader() ?? opened
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)
                 let reader = ReadAhead(source, chunkSize: options.chunkSize, cancellation: cancellation)
                 defer { reader.stop() }

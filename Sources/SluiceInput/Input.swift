@@ -29,6 +29,11 @@ package enum Input {
         return DecompressingSource(raw: file, compression: compression, decoder: decoder, chunkSize: chunkSize)
     }
 
+    /// Whether `path` is read as a stream, which reading consumes: standard
+    /// input (`-`), a named pipe, `/dev/fd/N` from a shell's `<(...)`;
+    /// anything but a regular file. One `stat(2)`.
+    package static func isStream(_ path: String) -> Bool { path == "-" || !isRegularFile(path) }
+
     /// Whether `path` names a regular file (not a pipe or a device), found
     /// without opening it: opening a named pipe would let its writer go on.
     package static func isRegularFile(_ path: String) -> Bool {

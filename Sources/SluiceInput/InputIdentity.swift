@@ -28,7 +28,7 @@ package struct InputIdentity: Sendable, Equatable, CustomStringConvertible {
     /// from a shell's `<(...)`), which reading would consume: those resume
     /// as streams do. Reads up to 1 MiB of a regular file.
     package static func of(path: String) throws(InputError) -> InputIdentity? {
-        guard path != "-", Input.isRegularFile(path) else { return nil }
+        guard !Input.isStream(path) else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { throw .notFound(path: path) }

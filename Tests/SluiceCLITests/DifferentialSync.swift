@@ -31,6 +31,24 @@ enum DifferentialSync {
         var lastFailure = ""
         /// Given the summary (standard output) of each run that succeeded.
         var summarized: (String) -> Void = { _ in }
+        /// Whether the side's runs of a dump (first imports, skipping runs,
+        /// kills and their resumes, mapping changes) read its records from
+        /// standard input, one stream of both files; a change file and a
+        /// damaged dump are read from their files.
+        var standardInput = false
+        /// The runs the side's store has recorded, when a stopped run must
+        /// be recorded before it is stopped: a stream's `--resume` resumes
+        /// the last run of `-`, which for a run stopped before it recorded
+        /// itself is an earlier run of another stream.
+        var runsRecorded: (() -> Int)?
+
+        /// What a run of `dump` names as its inputs, and the bytes it is
+        /// piped: the files, or `-` and the joined file's bytes.
+        func inputs(_ dump: SyncSequence.Dump) -> (arguments: [String], piped: Data?) {
+            guard standardInput else { return (dump.files, nil) }
+            let format = URL(fileURLWithPath: dump.joined).pathExtension
+            return (["--format", format, "-"], FileManager.default.contents(atPath: dump.joined))
+        }
     }
 
     /// A table as a store holds it: its columns with their types and its
@@ -85,11 +103,13 @@ enum DifferentialSync {
                     base + sweep(deleteMissing) + order + ["--format", format, "-"],
                     input: FileManager.default.contents(atPath: dump.joined), &side)
             }
-            return try succeeds(base + sweep(deleteMissing) + order + dump.files, &side)
+            let inputs = side.inputs(dump)
+            return try succeeds(base + sweep(deleteMissing) + order + inputs.arguments, input: inputs.piped, &side)
         case .changeFile(let path):
             return try succeeds(base + [path], &side)
         case .mappingChange(_, let dump, let deleteMissing):
-            return try succeeds(base + sweep(deleteMissing) + dump.files, &side)
+            let inputs = side.inputs(dump)
+            return try succeeds(base + sweep(deleteMissing) + inputs.arguments, input: inputs.piped, &side)
         case .damaged(let dump, _, let deleteMissing):
             let arguments = base + sweep(deleteMissing) + dump.files
             let result = try runCommand(binary, arguments)
@@ -99,18 +119,27 @@ enum DifferentialSync {
             side.lastFailure = "exit \(result.status): \(result.stderr)"
             return nil
         case .stopped(let dump, let signal, let fraction, let resume, let deleteMissing):
-            let arguments = base + sweep(deleteMissing) + dump.files
+            let inputs = side.inputs(dump)
+            let arguments = base + sweep(deleteMissing) + inputs.arguments
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
+            let pipe = Pipe()
+            process.standardInput = pipe
             try process.run()
+            let recorded = side.runsRecorded?() ?? 0
+            let writer = Thread { writeQuietly(inputs.piped ?? Data(), to: pipe) }
+            writer.start()
             usleep(useconds_t(side.lastDuration * fraction * 1_000_000))
+            if let runsRecorded = side.runsRecorded {
+                while process.isRunning && runsRecorded() == recorded { usleep(1_000) }
+            }
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             side.settle()
-            return try succeeds(arguments + (resume ? ["--resume"] : []), &side)
+            return try succeeds(arguments + (resume ? ["--resume"] : []), input: inputs.piped, &side)
         }
     }
 

@@ -98,6 +98,36 @@ import Testing
         }
     }
 
+    /// The seeds whose two sides read every dump from standard input,
+    /// likewise fewer: the sequences are the JSON ones.
+    static let standardInputSeeds = max(1, seeds / 8)
+
+    /// The same with both sides' every run of a dump (first imports,
+    /// skipping runs, kills and their resumes, mapping changes) reading it
+    /// from standard input: the skipping side spools the stream and skips
+    /// from the spool, and the group's runs skip records. A run is stopped
+    /// only once it has recorded itself (its `--resume` would otherwise
+    /// resume an earlier run of `-`).
+    @Test(arguments: 0..<groups) func skippingRunsOverStandardInputLeaveTheStoreFullRunsLeave(group: Int) throws {
+        var skipped = 0
+        for offset in stride(from: group, to: Self.standardInputSeeds, by: Self.groups) {
+            var (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments)
+            skipping.standardInput = true
+            full.standardInput = true
+            let (skippingStore, fullStore) = (skipping.into, full.into)
+            skipping.runsRecorded = { StoreReader(skippingStore).count("_sluice_runs") }
+            full.runsRecorded = { StoreReader(fullStore).count("_sluice_runs") }
+            skipping.summarized = { skipped += DifferentialSync.unchangedRecords($0) }
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+        }
+        #expect(skipped > 0 || Self.standardInputSeeds <= group, "group \(group): nothing skipped")
+    }
+
     /// Whether the last dump of `sequence`, imported twice more by `side`,
     /// skips records the second time: the XML sequences skip, not only agree.
     static func skipsTheLastDump(_ sequence: SyncSequence, _ side: DifferentialSync.Side) throws -> Bool {

@@ -196,3 +196,21 @@ public final class LockedCounter: @unchecked Sendable {
 
     public func increment() { lock.withLock { count += 1 } }
 }
+
+/// Writes `data` to `pipe`'s writing end with `write(2)` and closes it
+/// unless `keepOpen`; a reader that is gone (killed) ends the write
+/// quietly: SIGPIPE is ignored in the test process, and EPIPE stops it.
+public func writeQuietly(_ data: Data, to pipe: Pipe, keepOpen: Bool = false) {
+    signal(SIGPIPE, SIG_IGN)
+    let descriptor = pipe.fileHandleForWriting.fileDescriptor
+    data.withUnsafeBytes { bytes in
+        var done = 0
+        while done < bytes.count {
+            let wrote = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { break }
+            done += wrote
+        }
+    }
+    if !keepOpen { try? pipe.fileHandleForWriting.close() }
+}

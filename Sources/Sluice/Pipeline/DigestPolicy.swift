@@ -10,13 +10,13 @@ enum DigestPolicy {
     static let version = 3
 
     /// Why a run of `compiled` with `options` over inputs of `formats`
-    /// (`nil` for standard input or a push) keeps no digests, or nil when it
+    /// (`nil` for a push) keeps no digests, or nil when it
     /// keeps them. The reasons are the run's warnings.
     static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?]) -> String? {
         if options.noSkip { return "--no-skip" }
         if options.resume { return "a resumed run" }
         if options.order == .input { return "--order input" }
-        if formats.contains(where: { $0 == nil }) { return "standard input and pushed input are not cut into units" }
+        if formats.contains(where: { $0 == nil }) { return "pushed input is not cut into units" }
         if compiled.documentKind == .json {
             let multiple = formats.contains(.jsonl) || compiled.routes.contains { $0.path.components.isEmpty }
             if multiple && compiled.routes.contains(where: { !$0.path.components.isEmpty }) {

@@ -1,4 +1,5 @@
 import SluiceBatching
+import SluiceInput
 @_spi(Machinery) import SluiceRecords
 
 #if canImport(Glibc)
@@ -90,12 +91,27 @@ extension ImportPipeline {
         } + compiled.links.map { WrittenTable(name: $0.name, keyColumns: $0.sourceColumns.map(\.name)) }
     }
 
-    /// Before the parse of a run that skips: plans which units it parses
-    /// (``SkipPlan``) and hands the choice to the parse side.
-    func planSkipping(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) {
-        guard let plan = skipPlan, let recorder = parseSide.recorder else { return }
+    /// Before the parse of a run that skips: reads each of `sources` that
+    /// cannot be read twice (standard input, a pipe) into an ``InputSpool``,
+    /// plans which units the run parses (``SkipPlan``) and hands the choice
+    /// to the parse side. Returns the spools, by input; none in a run that
+    /// does not skip, which reads each source once as it parses.
+    func planSkipping(
+        _ sources: [(path: String, source: ByteSource, format: InputFormat)], cancellation: Flag
+    ) throws(ImportError) -> [InputSpool?] {
+        guard let plan = skipPlan, let recorder = parseSide.recorder else { return sources.map { _ in nil } }
+        var inputs: [SkipPlan.PlannedInput] = []
+        for (path, source, format) in sources {
+            let spool =
+                Input.isStream(path)
+                ? try InputSpool(
+                    source, directory: plan.directory, chunkSize: options.chunkSize, cancellation: cancellation)
+                : nil
+            inputs.append((path, format, spool))
+        }
         try plan.plan(inputs, store: store)
         recorder.selection = plan.selection
+        return inputs.map(\.spool)
     }
 
     /// Saves the units the run read, in digest order, ``unitsPerSave`` a

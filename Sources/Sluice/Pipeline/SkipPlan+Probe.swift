@@ -17,7 +17,7 @@ extension SkipPlan {
     /// the contributions to each key they produce, or nil when they hold more
     /// than ``maxProbedKeys`` keys or a unit does not parse (the run then
     /// parses every unit, and meets the error where a full run would).
-    func probe(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) -> [[UInt8]: Contribution]? {
+    func probe(_ inputs: [PlannedInput]) throws(ImportError) -> [[UInt8]: Contribution]? {
         var keys: [[UInt8]: Contribution] = [:]
         var overflow = false
         for (index, input) in inputs.enumerated() where hasSelected(input: index) {
@@ -43,7 +43,7 @@ extension SkipPlan {
             sink.recorder = recorder
             try recorder.begin(name: input.name, input: index, compiled: compiled, multipleValues: multiple)
             do throws(ImportError) {
-                try read(input.name) { chunk throws(ImportError) in
+                try read(input) { chunk throws(ImportError) in
                     guard !overflow else { return }
                     try recorder.feed(chunk) { piece throws(ImportError) in
                         do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
@@ -137,10 +137,15 @@ extension SkipPlan {
         format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
     }
 
-    /// Reads the input called `name` from its start, a chunk at a time.
-    func read(_ name: String, _ body: (UnsafeRawBufferPointer) throws(ImportError) -> Void) throws(ImportError) {
+    /// Reads `input` from its start, a chunk at a time: its spool when it
+    /// has one, else the file.
+    func read(_ input: PlannedInput, _ body: (UnsafeRawBufferPointer) throws(ImportError) -> Void) throws(ImportError) {
         let source: ByteSource
-        do { source = try Input.open(path: name, chunkSize: options.chunkSize) } catch { throw .input(error) }
+        if let spool = input.spool {
+            source = spool.reader()
+        } else {
+            do { source = try Input.open(path: input.name, chunkSize: options.chunkSize) } catch { throw .input(error) }
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: options.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {

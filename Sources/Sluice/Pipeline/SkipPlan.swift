@@ -108,9 +108,12 @@ final class SkipPlan {
             .intersection(covered)
     }
 
-    /// Plans the run over `inputs` (paths and formats) against the units
-    /// `store` kept.
-    func plan(_ inputs: [(name: String, format: InputFormat)], store: any ImportStore) throws(ImportError) {
+    /// An input of the run: its path, its format, and its spool when it is
+    /// a stream (``InputSpool``), which the plan reads in its place.
+    typealias PlannedInput = (name: String, format: InputFormat, spool: InputSpool?)
+
+    /// Plans the run over `inputs` against the units `store` kept.
+    func plan(_ inputs: [PlannedInput], store: any ImportStore) throws(ImportError) {
         let kept = DigestSorter(directory: directory)
         let hashed = try hashUnits(inputs)
         // An input not cut into units is parsed whole: so is every other.
@@ -197,9 +200,11 @@ final class SkipPlan {
 
     /// Reads every input, cutting it into units and hashing each as the
     /// run's ``UnitRecorder`` does (a recorder that parses nothing). Sets
-    /// ``refusal`` when the scanner cannot cut an input, or finds it ends
-    /// inside a unit or an element around them.
-    private func hashUnits(_ inputs: [(name: String, format: InputFormat)]) throws(ImportError) -> DigestSorter {
+    /// ``refusal`` when the scanner cannot cut an input, finds it ends
+    /// inside a unit or an element around them, or the input cannot be read
+    /// to its end (a compressed stream cut short or damaged): the parse of
+    /// every unit then meets the error where a full run does.
+    private func hashUnits(_ inputs: [PlannedInput]) throws(ImportError) -> DigestSorter {
         let sorter = DigestSorter(directory: directory)
         let recorder = UnitRecorder(secret: secret, directory: directory)
         for (index, input) in inputs.enumerated() {
@@ -210,19 +215,22 @@ final class SkipPlan {
             }
             try recorder.begin(
                 name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
-            try read(input.name) { chunk throws(ImportError) in
-                try recorder.feed(chunk) { _ throws(ImportError) in
-                } blank: { _, _, _ throws(ImportError) in
-                } reposition: { _, _ throws(ImportError) in
-                }
-            }
             do {
+                try read(input) { chunk throws(ImportError) in
+                    try recorder.feed(chunk) { _ throws(ImportError) in
+                    } blank: { _, _, _ throws(ImportError) in
+                    } reposition: { _, _ throws(ImportError) in
+                    }
+                }
                 try recorder.end()
             } catch {
-                // An input that ends inside an element or structure: the parse
-                // of every unit meets the error where a full run does.
-                guard case .parse(let error) = error else { throw error }
-                refusal = refusal ?? "\(error)"
+                // An input that ends inside an element or structure, or that
+                // cannot be read to its end.
+                switch error {
+                case .parse(let error): refusal = refusal ?? "\(error)"
+                case .input(let error): refusal = refusal ?? "\(error)"
+                default: throw error
+                }
             }
             unitCounts.append(recorder.unitsSeen)
         }
@@ -338,7 +346,7 @@ final class SkipPlan {
     func mark(mixed keys: Set<[UInt8]>) { mixedKeys = keys }
 
     /// Selects every unit: the run parses them all.
-    func selectAll(_ inputs: [(name: String, format: InputFormat)]) {
+    func selectAll(_ inputs: [PlannedInput]) {
         for input in inputs.indices where unitCounts[input] > 0 {
             for ordinal in 1...unitCounts[input] { selection.insert(input: input, ordinal: ordinal) }
         }

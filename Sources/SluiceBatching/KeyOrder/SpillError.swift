@@ -15,7 +15,7 @@ public struct SpillError: Error, CustomStringConvertible {
     public var message: String
 
     /// An error for `action` on `path`, with `errno`'s text.
-    init(path: String, action: String, errno code: Int32) {
+    package init(path: String, action: String, errno code: Int32) {
         self.path = path
         self.action = action
         message = String(cString: strerror(code))

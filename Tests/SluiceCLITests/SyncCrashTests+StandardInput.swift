@@ -1,0 +1,133 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// Kills of a skipping run over standard input (docs/record-digests.md,
+/// "Standard input"): while it spools the stream, and while it records the
+/// keys of the records it skips; then resumed or run afresh, it ends in the
+/// store an uninterrupted run gives.
+extension SyncCrashTests {
+    /// Runs `arguments` with `input` piped to standard input (only its first
+    /// `held` bytes, the pipe kept open, when given) and kills the process
+    /// with SIGKILL once `ready` says so (polled every millisecond) or after
+    /// `timeout` seconds; returns whether it was killed before it finished.
+    static func killed(
+        _ arguments: [String], input: Data, held: Int? = nil, timeout: Double = 60, when ready: () -> Bool
+    ) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sluice)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardInput = pipe
+        try process.run()
+        let writer = Thread { writeQuietly(input.prefix(held ?? input.count), to: pipe, keepOpen: held != nil) }
+        writer.start()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline && !ready() { usleep(1_000) }
+        var wasKilled = false
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            wasKilled = true
+        }
+        process.waitUntilExit()
+        if held != nil { try? pipe.fileHandleForWriting.close() }
+        return wasKilled && process.terminationReason == .uncaughtSignal
+    }
+
+    /// A store holding 30,500 events and a valid digest set of 30,000 (so
+    /// that Event is not covered and a sweep records its skipped keys), the
+    /// next day's stream (27,000 of them), and the store an uninterrupted
+    /// skipping run over that stream leaves.
+    func standardInputNight(_ directory: URL) throws -> (base: String, night: Data, expected: [[[String?]]]) {
+        let more = Self.events(Array(1...30_500), name: "more.jsonl")
+        let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
+        let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
+        let base = directory.appendingPathComponent("base.sqlite").path
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, more]).status == 0)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
+        let reference = directory.appendingPathComponent("reference.sqlite").path
+        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        let night = try Data(contentsOf: URL(fileURLWithPath: most))
+        let clean = try runCommand(sluice, standardInputSync(reference, directory), input: night)
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(try skipped(directory) == 27_000)
+        let expected = dump(reference)
+        #expect(expected[0].count == 27_000)
+        return (base, night, expected)
+    }
+
+    /// The nightly run into `store` over standard input (JSON Lines, as the
+    /// mapping's `$` says: no `--format`, so the fingerprint is the file
+    /// runs').
+    func standardInputSync(_ store: String, _ directory: URL) -> [String] {
+        let stats = directory.appendingPathComponent("stats.json").path
+        return ["import", "--mapping", mapping, "--delete-missing", "--into", store, "--stats-json", stats, "-"]
+    }
+
+    /// The records the last run with ``standardInputSync(_:_:)``'s
+    /// statistics left unparsed.
+    func skipped(_ directory: URL) throws -> Int {
+        let data = try Data(contentsOf: directory.appendingPathComponent("stats.json"))
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["unchangedRecords"] as? Int ?? -1
+    }
+
+    /// Killed while it spools the stream (the pipe holds half of it and
+    /// stays open), then resumed or run afresh: the store an uninterrupted
+    /// run leaves, nothing written by the killed run; the run after the
+    /// fresh one skips again.
+    @Test func aKillWhileStandardInputIsSpooledEndsWhereAnUninterruptedRunDoes() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let (base, night, expected) = try standardInputNight(directory)
+        for resume in [true, false] {
+            let store = directory.appendingPathComponent("spool-\(resume).sqlite").path
+            try FileManager.default.copyItem(atPath: base, toPath: store)
+            let started = "SELECT valid FROM _sluice_digest_state"
+            var spooling = Date.distantFuture
+            let wasKilled = try Self.killed(
+                standardInputSync(store, directory), input: night, held: night.count / 2
+            ) {
+                if StoreReader(store).value(started) == "0" && spooling == .distantFuture { spooling = Date() }
+                return Date().timeIntervalSince(spooling) > 0.3
+            }
+            #expect(wasKilled, "resume \(resume): the run was not killed while it spooled")
+            #expect(StoreReader(store).count("Event") == 30_500, "resume \(resume): the killed run wrote rows")
+            let again = try runCommand(
+                sluice, standardInputSync(store, directory) + (resume ? ["--resume"] : []), input: night)
+            #expect(again.status == 0, "resume \(resume): \(again.stderr)")
+            #expect(dump(store) == expected, "resume \(resume): the store differs")
+            #expect(statuses(store).last == "completed", "resume \(resume): \(statuses(store))")
+            guard !resume else { continue }
+            #expect(try runCommand(sluice, standardInputSync(store, directory), input: night).status == 0)
+            #expect(try skipped(directory) == 27_000)
+            #expect(dump(store) == expected)
+        }
+    }
+
+    /// Killed once the stream is spooled, while the keys of the records it
+    /// skips are recorded as seen (read from the spool), then resumed or run
+    /// afresh: the store an uninterrupted run leaves.
+    @Test func aKillWhileAStreamsSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let (base, night, expected) = try standardInputNight(directory)
+        var landed: Set<Bool> = []
+        for attempt in 0..<6 where landed.count < 2 {
+            let resume = attempt % 2 == 0
+            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
+            try FileManager.default.copyItem(atPath: base, toPath: store)
+            let seen = "SELECT count(*) FROM _sluice_seen_Event"
+            let wasKilled = try Self.killed(standardInputSync(store, directory), input: night) {
+                Int(StoreReader(store).value(seen) ?? "0") ?? 0 > 0
+            }
+            let recorded = Int(StoreReader(store).value(seen) ?? "0") ?? 0
+            if wasKilled && recorded > 0 && StoreReader(store).count("Event") == 30_500 { landed.insert(resume) }
+            let again = try runCommand(
+                sluice, standardInputSync(store, directory) + (resume ? ["--resume"] : []), input: night)
+            #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
+            #expect(dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys seen, the store differs")
+            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
+        }
+        #expect(landed == [true, false], "kills landed while the keys were recorded, resumed then: \(landed)")
+    }
+}
