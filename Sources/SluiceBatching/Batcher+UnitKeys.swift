@@ -17,10 +17,10 @@ extension Batcher {
     /// since ``markRecord()`` added: each entity row's key and the digest of
     /// its cells, and per link table each source's key and the digest of
     /// its link rows; in an own table (``UnitKeys/ownTables(_:)``) the key
-    /// alone, its contribution being the unit's digest. `scratch` holds
-    /// encodings between calls. O(key cells) per own row, O(cells) and one
-    /// SipHash per other entry, no allocation once `out` and `scratch` have
-    /// grown.
+    /// alone, its contribution being the unit's digest. Keys are encoded in
+    /// place in `out`; `scratch` holds the rows' encodings between calls.
+    /// O(key cells) per own row, O(cells) and one SipHash per other entry,
+    /// no allocation once `out` and `scratch` have grown.
     package func appendRecordKeys(to out: inout [UInt8], hasher: ContributionHasher, scratch: inout [UInt8]) {
         guard rowMarks.count == arenas.count + linkArenas.count else { return }
         // Each arena is moved out and back, not copied: a copy retained its
@@ -45,9 +45,9 @@ extension Batcher {
         let own = ownTables[entity]
         arena.bytes.withUnsafeBufferPointer { text in
             for row in rowMarks[entity]..<arena.rowCount {
-                scratch.removeAll(keepingCapacity: true)
-                for column in keyColumns[entity] { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
-                UnitKeys.appendKey(table: entity, own: own, scratch, to: &out)
+                UnitKeys.appendKey(table: entity, own: own, to: &out) { key in
+                    for column in keyColumns[entity] { RowCoding.appendCell(arena[row, column], text, to: &key) }
+                }
                 if own { continue }
                 scratch.removeAll(keepingCapacity: true)
                 RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
@@ -67,9 +67,9 @@ extension Batcher {
         arena.bytes.withUnsafeBufferPointer { text in
             var row = rowMarks[arenas.count + link]
             while row < arena.rowCount {
-                scratch.removeAll(keepingCapacity: true)
-                for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &scratch) }
-                UnitKeys.appendKey(table: arenas.count + link, own: own, scratch, to: &out)
+                UnitKeys.appendKey(table: arenas.count + link, own: own, to: &out) { key in
+                    for column in 0..<sourceCells { RowCoding.appendCell(arena[row, column], text, to: &key) }
+                }
                 scratch.removeAll(keepingCapacity: true)
                 // The source's link rows are consecutive: one record's list.
                 var end = row

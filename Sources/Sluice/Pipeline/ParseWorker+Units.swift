@@ -68,7 +68,7 @@ extension ParseWorker {
                 assembler.numberNext(span.start.ordinal)
                 parsed = from
             }
-            unit?.begin(UnitContext())
+            unit?.begin(nil)
             let to = span.end ?? bytes.count
             unit?.add(UnsafeRawBufferPointer(rebasing: bytes[from..<to]))
             try parser.feed(UnsafeRawBufferPointer(rebasing: bytes[parsed..<to]))

@@ -24,11 +24,13 @@ struct PendingUnit {
     }
 
     /// Starts the next unit, in `context` (its `open`, then its first bytes
-    /// an earlier chunk carried, are hashed first).
-    mutating func begin(_ context: UnitContext) {
+    /// an earlier chunk carried, are hashed first; nil: none).
+    mutating func begin(_ context: UnitContext?) {
         hasher.begin()
-        context.open.withUnsafeBytes { hasher.add($0) }
-        context.carried.withUnsafeBytes { hasher.add($0) }
+        if let context {
+            context.open.withUnsafeBytes { hasher.add($0) }
+            context.carried.withUnsafeBytes { hasher.add($0) }
+        }
         keys.removeAll(keepingCapacity: true)
     }
 

@@ -37,7 +37,11 @@ final class UnitRecorder {
     private(set) var parsedAny = false
     /// Whether a unit is being read.
     @exclusivity(unchecked) private var inUnit = false
-    @exclusivity(unchecked) private var boundaries: [(boundary: UnitBoundary, context: UnitContext)] = []
+    /// The boundaries of the chunk being fed, each start with the index of
+    /// its context in `contexts`, or -1 when that is empty (JSON Lines: no
+    /// context stored or retained, the boundaries copied as plain values).
+    @exclusivity(unchecked) private var boundaries: [(boundary: UnitBoundary, context: Int)] = []
+    @exclusivity(unchecked) private var contexts: [UnitContext] = []
     /// XML with a selection (``feedWhole(_:parse:blank:)``): whether the
     /// input's units not selected are blanked; whether one is being read,
     /// and whether its next bytes are its first; the bytes held back.
@@ -105,7 +109,12 @@ final class UnitRecorder {
         reposition: (UnitBoundary, UnitContext) throws(ImportError) -> Void
     ) throws(ImportError) {
         boundaries.removeAll(keepingCapacity: true)
-        scanner?.scan(chunk) { boundary, context in boundaries.append((boundary, context)) }
+        contexts.removeAll(keepingCapacity: true)
+        scanner?.scan(chunk) { boundary, context in
+            guard boundary.kind == .start && !context.isEmpty else { return boundaries.append((boundary, -1)) }
+            boundaries.append((boundary, contexts.count))
+            contexts.append(context)
+        }
         if let refused = scanner?.refusal {
             refusal = refusal ?? "\(inputName): \(refused)"
             parsesWhole = true
@@ -127,10 +136,10 @@ final class UnitRecorder {
                 guard inUnit else { continue }
                 parsedAny = true
                 if selective {
-                    try reposition(boundary, context)
+                    try reposition(boundary, context < 0 ? UnitContext() : contexts[context])
                     parsed = at
                 }
-                unit.begin(context)
+                unit.begin(context < 0 ? nil : contexts[context])
                 hashedFrom = at
             } else if inUnit {
                 unit.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<at]))
@@ -159,7 +168,8 @@ final class UnitRecorder {
                 inUnit = selection?.contains(input: input, ordinal: boundary.ordinal) ?? true
                 skipping = !inUnit
                 starting = true
-                if context.carried.isEmpty {
+                let carried = context >= 0 && !contexts[context].carried.isEmpty
+                if !carried {
                     try flushHeld(parse)
                     try parse(UnsafeRawBufferPointer(rebasing: chunk[fed..<at]))
                     fed = at
@@ -169,7 +179,7 @@ final class UnitRecorder {
                 held.removeAll(keepingCapacity: true)
                 guard inUnit else { continue }
                 parsedAny = true
-                unit.begin(context)
+                unit.begin(context < 0 ? nil : contexts[context])
                 hashedFrom = at
             } else if inUnit || skipping {
                 try feedUnit(UnsafeRawBufferPointer(rebasing: chunk[fed..<at]), parse: parse, blank: blank, ends: true)

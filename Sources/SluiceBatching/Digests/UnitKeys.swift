@@ -87,14 +87,28 @@ package enum UnitKeys {
 
     /// Appends the start of an entry to `out`: its table and key, which
     /// ``appendContribution(_:to:)`` then completes unless the table is
-    /// `own` (its contribution is the unit's digest).
-    static func appendKey(table: Int, own: Bool, _ key: [UInt8], to out: inout [UInt8]) {
+    /// `own` (its contribution is the unit's digest). `encodeKey` appends the
+    /// key's cells to `out` itself, after a one-byte length that is then
+    /// filled in (a key of 128 bytes or more moves to make room for a longer
+    /// one): no copy of the key through a scratch buffer (13 M instructions
+    /// of a 20,000-event first import).
+    @inline(__always)
+    static func appendKey(table: Int, own: Bool, to out: inout [UInt8], _ encodeKey: (inout [UInt8]) -> Void) {
         RowCoding.appendVarint(UInt64(table) << 1 | (own ? 1 : 0), to: &out)
-        RowCoding.appendVarint(UInt64(key.count), to: &out)
-        out += key
+        let lengthAt = out.count
+        out.append(0)
+        encodeKey(&out)
+        let length = out.count - lengthAt - 1
+        if length < 0x80 {
+            out[lengthAt] = UInt8(length)
+            return
+        }
+        var varint: [UInt8] = []
+        RowCoding.appendVarint(UInt64(length), to: &varint)
+        out.replaceSubrange(lengthAt..<lengthAt + 1, with: varint)
     }
 
-    /// Ends the entry ``appendKey(table:_:to:)`` began: its contribution.
+    /// Ends the entry ``appendKey(table:own:to:_:)`` began: its contribution.
     static func appendContribution(_ contribution: UInt64, to out: inout [UInt8]) {
         withUnsafeBytes(of: contribution.littleEndian) { out.append(contentsOf: $0) }
     }

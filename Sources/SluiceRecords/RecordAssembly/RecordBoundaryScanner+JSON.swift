@@ -52,6 +52,7 @@ extension RecordBoundaryScanner {
         /// Follows `paths`; with `multipleValues` every top-level value is a
         /// unit whatever the paths (each parses alone as one of the lines).
         init(paths: [RecordPath], multipleValues: Bool) {
+            topLevel = multipleValues
             if multipleValues {
                 self.paths = [[]]
                 wrappers = [([], [])]
@@ -65,9 +66,14 @@ extension RecordBoundaryScanner {
             keyLimit = 6 * (longest.max() ?? 0) + 8
         }
 
+        /// Every unit is a top-level value (`multipleValues`): its context is
+        /// empty, made without reading `wrappers` (no retain a boundary).
+        private let topLevel: Bool
+
         /// The context of the current (or last) unit.
         var context: UnitContext {
-            route >= 0 ? UnitContext(open: wrappers[route].open, close: wrappers[route].close) : UnitContext()
+            route >= 0 && !topLevel
+                ? UnitContext(open: wrappers[route].open, close: wrappers[route].close) : UnitContext()
         }
 
         /// `{"key":[` for `$.key[*]`, and `]}`.

@@ -172,6 +172,9 @@ package struct UnitContext: Sendable, Equatable {
         self.close = close
         self.carried = carried
     }
+
+    /// Whether it has no bytes at all (a top-level value's).
+    package var isEmpty: Bool { open.isEmpty && close.isEmpty && carried.isEmpty }
 }
 
 /// How far a scan has come: the input offset of the current chunk, the
