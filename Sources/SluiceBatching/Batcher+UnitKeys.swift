@@ -43,6 +43,7 @@ extension Batcher {
         scratch: inout [UInt8]
     ) {
         let own = ownTables[entity]
+        let holdsSpilled = arena.spill != nil
         arena.bytes.withUnsafeBufferPointer { text in
             for row in rowMarks[entity]..<arena.rowCount {
                 UnitKeys.appendKey(table: entity, own: own, to: &out) { key in
@@ -50,7 +51,9 @@ extension Batcher {
                 }
                 if own { continue }
                 scratch.removeAll(keepingCapacity: true)
-                RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
+                if !holdsSpilled || !appendByValue(row: row, of: arena, text, hasher, to: &scratch) {
+                    RowCoding.append(row: row, of: arena, ordinal: 0, to: &scratch)
+                }
                 UnitKeys.appendContribution(contribution(of: scratch, hasher), to: &out)
             }
         }
@@ -86,6 +89,57 @@ extension Batcher {
                 row = end
             }
         }
+    }
+
+    /// Encodes row `row` of `arena` (its bytes `text`) into `encoded` for
+    /// its contribution when it holds a spilled value, and returns true: its
+    /// cells as ``RowCoding`` encodes them, but each spilled value by its
+    /// length and the SipHash of each ``ValueSpill/chunkBytes`` piece of it
+    /// read back, not by its place in this run's side file, so that the
+    /// contribution follows the value (the skip plan's probe compares it with
+    /// an earlier run's, whose side file placed the value elsewhere). Returns
+    /// false, encoding nothing, for a row without one. O(1) for an arena
+    /// that holds no spilled cell; else O(columns) and O(spilled bytes) read
+    /// through a 64 KiB buffer; a read that fails is the record's error
+    /// (``ValueSpill/readBack(from:into:)``).
+    private func appendByValue(
+        row: Int, of arena: RowArena, _ text: UnsafeBufferPointer<UInt8>, _ hasher: ContributionHasher,
+        to encoded: inout [UInt8]
+    ) -> Bool {
+        guard let spill = arena.spill,
+            (0..<arena.columnCount).contains(where: {
+                switch arena[row, $0] {
+                case .spilledText, .spilledBlob: return true
+                default: return false
+                }
+            })
+        else { return false }
+        for column in 0..<arena.columnCount {
+            let cell = arena[row, column]
+            let (offset, length): (Int64, Int)
+            switch cell {
+            case .spilledText(let descriptor, let count), .spilledBlob(let descriptor, let count):
+                (offset, length) = (arena.spilledOffset(descriptor), Int(count))
+            default:
+                RowCoding.appendCell(cell, text, to: &encoded)
+                continue
+            }
+            if case .spilledText = cell { encoded.append(6) } else { encoded.append(7) }
+            RowCoding.appendVarint(UInt64(length), to: &encoded)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: min(length, ValueSpill.chunkBytes), alignment: 8)
+            defer { buffer.deallocate() }
+            var done = 0
+            while done < length {
+                let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, length - done)])
+                spill.readBack(from: offset + Int64(done), into: piece)
+                withUnsafeBytes(of: hasher.hash(UnsafeRawBufferPointer(piece)).littleEndian) {
+                    encoded.append(contentsOf: $0)
+                }
+                done += piece.count
+            }
+        }
+        return true
     }
 
     private func contribution(of encoded: [UInt8], _ hasher: ContributionHasher) -> UInt64 {
