@@ -81,20 +81,27 @@ extension SkipPlan {
         return keys
     }
 
-    /// Selects the kept units (in `kept`, by digest) that produce a key the
-    /// probed units contribute something else to, and records every key
-    /// whose contributions disagree as mixed. In the same scan, drops from
-    /// ``removedKeys`` every key a kept unit produces (a key several units
-    /// write goes only when none of this run's does), and hands each kept
-    /// unit's keys to `fallback` (the entities swept in proportion, when
-    /// their removed keys overflowed). A kept unit whose keys do not read,
-    /// or that `fallback` cannot read, is parsed.
+    /// Selects the kept units (`kept`, in digest order) that produce a key
+    /// the probed units contribute something else to, and records every key
+    /// whose contributions disagree as mixed (marked in `contributions`, the
+    /// probe's, in place: a copy held a second dictionary of every probed
+    /// key). In the same scan, drops from ``removedKeys`` every key a kept
+    /// unit produces (a key several units write goes only when none of this
+    /// run's does), and hands each kept unit's keys to `fallback` (the
+    /// entities swept in proportion, when their removed keys overflowed). A
+    /// kept unit whose keys do not read, or that `fallback` cannot read, is
+    /// parsed. A key neither of the two holds is told apart in place by a
+    /// ``KeyFilter``: no entry, identity or lookup of its own (nearly every
+    /// key of a next day's kept units; docs/record-digests.md measures it).
     func close(
-        over probed: [[UInt8]: Contribution], kept: DigestSorter, store: any ImportStore, fallback: SkippedKeys?
+        over contributions: inout [[UInt8]: Contribution], kept sorted: SortedDigests, store: any ImportStore,
+        fallback: SkippedKeys?
     ) throws(ImportError) {
-        var contributions = probed
-        let sorted: SortedDigests
-        do { sorted = try kept.sorted() } catch { throw .spill(error) }
+        var filter = KeyFilter(count: contributions.count + removedKeys.reduce(0) { $0 + $1.count })
+        let filtered = contributions.keys.allSatisfy { filter.insert(identity: $0) }
+        for (table, keys) in removedKeys.enumerated() {
+            for key in keys { key.withUnsafeBytes { filter.insert(table: table, key: $0) } }
+        }
         var next: DigestEntry?
         do { next = try sorted.next()?.entry } catch { throw .spill(error) }
         var failure: SpillError?
@@ -108,7 +115,9 @@ extension SkipPlan {
                 }
                 guard let entry = next, entry.digest == unit.digest else { return }
                 var affected = false
-                let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { key in
+                let readable = UnitKeys.forEachKey(unit.keys, digest: unit.digest) { table, bytes, contribution in
+                    guard !filtered || filter.mayContain(table: table, key: bytes) else { return }
+                    let key = UnitKeys.Entry(table: table, key: Array(bytes), contribution: contribution)
                     if key.table < removedKeys.count && !removedKeys[key.table].isEmpty {
                         removedKeys[key.table].remove(key.key)
                     }

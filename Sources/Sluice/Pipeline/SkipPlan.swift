@@ -124,6 +124,9 @@ final class SkipPlan {
         try join(
             sorted, store: store, kept: kept,
             seen: SkippedKeys(store: store, compiled: compiled, among: proportional.map { !$0 }))
+        // Ended before the probe: once spilled, its entries are not held while the probe parses.
+        let skippedUnits: SortedDigests
+        do { skippedUnits = try kept.sorted() } catch { throw .spill(error) }
         var probed: [[UInt8]: Contribution] = [:]
         if selection.count > 0 {
             // Every unit parsed: the merges see every key, and every sweep is a full one.
@@ -133,7 +136,7 @@ final class SkipPlan {
         let fallback =
             removedOverflow ? SkippedKeys(store: store, compiled: compiled, among: proportional) : nil
         if selection.count > 0 || fallback != nil || removedKeys.contains(where: { !$0.isEmpty }) {
-            try close(over: probed, kept: kept, store: store, fallback: fallback)
+            try close(over: &probed, kept: skippedUnits, store: store, fallback: fallback)
         }
         try recordRemoved(store)
     }
@@ -152,6 +155,8 @@ final class SkipPlan {
             for key in removedKeys[entity] { _ = UnitKeys.appendKeyRow(key, columns: columns, to: &keys) }
             candidates.append((schema, keys))
         }
+        // Recorded: the parse that follows need not hold them.
+        removedKeys = removedKeys.map { _ in [] }
         guard !candidates.isEmpty else { return }
         do { try store.markRemoved(candidates) } catch { throw .store(error) }
     }

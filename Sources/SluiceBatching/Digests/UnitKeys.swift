@@ -25,6 +25,12 @@ package enum UnitKeys {
         /// The contribution's digest: the one stored, or for a row of an own
         /// table ``ownContribution(_:)`` of the unit's digest.
         package var contribution: UInt64
+
+        package init(table: Int, key: [UInt8], contribution: UInt64) {
+            self.table = table
+            self.key = key
+            self.contribution = contribution
+        }
     }
 
     /// The contribution of a row of an own table: the first half of the
@@ -40,6 +46,17 @@ package enum UnitKeys {
         var bytes: [UInt8] = []
         RowCoding.appendVarint(UInt64(table), to: &bytes)
         return bytes + key
+    }
+
+    /// Calls `body` with the table and the key's bytes of `identity`
+    /// (``identity(table:key:)``); false when it is malformed.
+    package static func split(_ identity: [UInt8], _ body: (Int, UnsafeRawBufferPointer) -> Void) -> Bool {
+        identity.withUnsafeBytes { raw in
+            var position = 0
+            guard let table = RowCoding.readVarint(raw, &position) else { return false }
+            body(Int(table), UnsafeRawBufferPointer(rebasing: raw[position...]))
+            return true
+        }
     }
 
     /// The encoding of the key of row `row` of `rows`, its cells in
@@ -119,6 +136,18 @@ package enum UnitKeys {
     package static func forEach(
         _ bytes: [UInt8], digest: UnitDigest, _ body: (Entry) throws -> Void
     ) rethrows -> Bool {
+        try forEachKey(bytes, digest: digest) { table, key, contribution in
+            try body(Entry(table: table, key: Array(key), contribution: contribution))
+        }
+    }
+
+    /// ``forEach(_:digest:_:)`` without an entry: each key's table, its
+    /// bytes in place (valid during the call) and its contribution. No
+    /// allocation: what a scan of every kept unit reads first.
+    package static func forEachKey(
+        _ bytes: [UInt8], digest: UnitDigest,
+        _ body: (_ table: Int, _ key: UnsafeRawBufferPointer, _ contribution: UInt64) throws -> Void
+    ) rethrows -> Bool {
         try bytes.withUnsafeBytes { raw in
             var position = 0
             while position < raw.count {
@@ -127,14 +156,14 @@ package enum UnitKeys {
                 else { return false }
                 let own = tag & 1 == 1
                 guard own || position + Int(length) + 8 <= raw.count else { return false }
-                let key = Array(raw[position..<position + Int(length)])
+                let key = UnsafeRawBufferPointer(rebasing: raw[position..<position + Int(length)])
                 position += Int(length)
                 var contribution = ownContribution(digest)
                 if !own {
                     contribution = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                     position += 8
                 }
-                try body(Entry(table: Int(tag >> 1), key: key, contribution: contribution))
+                try body(Int(tag >> 1), key, contribution)
             }
             return true
         }
