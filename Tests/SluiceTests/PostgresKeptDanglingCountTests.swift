@@ -117,7 +117,7 @@ struct PostgresKeptDanglingCountTests {
         #expect(report.dangling["Post_tags"] == 1)
         // A count the database keeps is what the next run reports: set it to
         // 40, and a run that adds one dangling reference reports 41.
-        PostgresReader(database).rows("UPDATE _sluice_dangling SET count = 40 WHERE name = 'Post.owner'")
+        #expect(PostgresReader(database).rows("UPDATE _sluice_dangling SET count = 40 WHERE name = 'Post.owner'") == [])
         let next = try sync(yaml, "{\"id\": 3, \"owner\": 9}", store: database, name: "change.jsonl")
         #expect(next.dangling["Post.owner"] == 41)
         #expect(next.dangling["Post_tags"] == 1)
@@ -131,7 +131,7 @@ struct PostgresKeptDanglingCountTests {
         let database = try PostgresTestServer.require().newDatabase()
         try sync(yaml, "{\"id\": 1, \"owner\": 5}", store: database)
         #expect(Self.kept(database)["Post.owner"] == "1")
-        PostgresReader(database).rows("UPDATE _sluice_dangling SET count = 40 WHERE name = 'Post.owner'")
+        #expect(PostgresReader(database).rows("UPDATE _sluice_dangling SET count = 40 WHERE name = 'Post.owner'") == [])
         let changed = yaml.replacingOccurrences(
             of: "{id: integer, title: string}", with: "{id: integer, title: integer}")
         let report = try sync(changed, "{\"id\": 2, \"owner\": 6}", store: database, name: "next.jsonl")
