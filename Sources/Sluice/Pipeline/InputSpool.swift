@@ -34,11 +34,9 @@ final class InputSpool {
     init(_ source: ByteSource, directory: String, chunkSize: Int, cancellation: Flag) throws(ImportError) {
         name = source.name
         compression = source.compression
-        var template = Array((directory + "/sluice-input-" + String(repeating: "X", count: 6)).utf8CString)
-        let opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        guard opened >= 0 else { throw .spill(SpillError(path: path, action: "spooling \(name)", errno: errno)) }
-        unlink(path)
+        let file = UnlinkedFile(in: directory, prefix: "sluice-input-")
+        let (opened, path) = (file.descriptor, file.path)
+        guard opened >= 0 else { throw .spill(SpillError(path: path, action: "spooling \(name)", errno: file.error)) }
         let copied: (bytes: Int64, failure: InputError?)
         do throws(ImportError) {
             copied = try Self.copy(source, to: opened, path: path, chunkSize: chunkSize, cancellation: cancellation)

@@ -1,3 +1,4 @@
+import SluiceInput
 import SluiceRecords
 
 #if canImport(Glibc)
@@ -109,14 +110,12 @@ package final class DigestSorter {
     private func spill() throws(SpillError) {
         guard !held.isEmpty else { return }
         if file < 0 {
-            var template = Array((directory + "/sluice-digests-" + String(repeating: "X", count: 6)).utf8CString)
-            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            guard descriptor >= 0 else {
-                throw SpillError(path: path, action: "creating a digest run file", errno: errno)
+            let created = UnlinkedFile(in: directory, prefix: "sluice-digests-")
+            path = created.path
+            guard created.descriptor >= 0 else {
+                throw SpillError(path: path, action: "creating a digest run file", errno: created.error)
             }
-            unlink(path)
-            file = descriptor
+            file = created.descriptor
         }
         held.sort { $0.entry < $1.entry }
         let start = size

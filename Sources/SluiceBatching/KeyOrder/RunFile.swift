@@ -1,3 +1,4 @@
+import SluiceInput
 @_spi(Machinery) import SluiceRecords
 
 #if canImport(Glibc)
@@ -30,15 +31,13 @@ final class RunFile {
 
     /// Creates the file in `directory`, compressing with `codec`. O(1).
     init(directory: String, codec: RunCodec) throws(SpillError) {
-        // mkstemp replaces the template's six trailing X's with a unique suffix.
-        var template = Array((directory + "/sluice-run-" + String(repeating: "X", count: 6)).utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let name = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        guard descriptor >= 0 else { throw SpillError(path: name, action: "creating a sort run file", errno: errno) }
-        unlink(name)
-        self.descriptor = descriptor
+        let file = UnlinkedFile(in: directory, prefix: "sluice-run-")
+        guard file.descriptor >= 0 else {
+            throw SpillError(path: file.path, action: "creating a sort run file", errno: file.error)
+        }
+        descriptor = file.descriptor
         self.codec = codec
-        path = name
+        path = file.path
         block.reserveCapacity(RunCodec.blockBytes + 4096)
         pending.reserveCapacity(Self.flushBytes + RunCodec.blockBytes)
     }

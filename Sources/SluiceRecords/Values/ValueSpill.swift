@@ -1,3 +1,5 @@
+import SluiceInput
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -104,15 +106,13 @@ package struct ValueSpillError: Error, CustomStringConvertible {
     /// Creates the file, unlinked at once; false (and no more spilling)
     /// when it cannot be. O(1).
     private func open() -> Bool {
-        // mkstemp replaces the template's six trailing X's with a unique suffix.
-        var template = Array((path + "/sluice-values-" + String(repeating: "X", count: 6)).utf8CString)
-        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let file = UnlinkedFile(in: path, prefix: "sluice-values-")
+        descriptor = file.descriptor
         guard descriptor >= 0 else {
             failed = true
             return false
         }
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        unlink(path)
+        path = file.path
         return true
     }
 

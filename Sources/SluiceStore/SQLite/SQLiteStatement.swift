@@ -45,7 +45,7 @@ final class SQLiteStatement {
     }
     /// Binds the bytes of `value` as a BLOB (copied by SQLite).
     func bind(_ index: Int32, _ value: [UInt8]) {
-        value.withUnsafeBytes {
+        _ = value.withUnsafeBytes {
             sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sluice_sqlite_transient())
         }
     }
