@@ -33,7 +33,8 @@ import Testing
             attributes: {name: string}
         """
 
-    /// Each relationship's count, by a query of the test's own.
+    /// Each relationship's count, by a query of the test's own (quoted
+    /// names, so that PostgreSQL runs the same queries).
     static let recounts: [String: String] = [
         "Post.owner": reference("owner", "User", "id"),
         "Post.author": reference("author", "User", "id"),
@@ -45,12 +46,12 @@ import Testing
     ]
 
     static func reference(_ column: String, _ table: String, _ key: String) -> String {
-        "SELECT count(*) FROM Post s WHERE s.\(column) IS NOT NULL "
+        "SELECT count(*) FROM \"Post\" s WHERE s.\(column) IS NOT NULL "
             + "AND s.\(column) NOT IN (SELECT \(key) FROM \"\(table)\")"
     }
 
     static func link(_ name: String, _ column: String, _ table: String, _ key: String) -> String {
-        "SELECT count(*) FROM \(name) WHERE \(column) NOT IN (SELECT \(key) FROM \"\(table)\")"
+        "SELECT count(*) FROM \"\(name)\" WHERE \"\(column)\" NOT IN (SELECT \(key) FROM \"\(table)\")"
     }
 
     /// A random post record: references to users and posts that may or may

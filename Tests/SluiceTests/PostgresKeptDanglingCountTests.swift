@@ -16,26 +16,6 @@ import Testing
 struct PostgresKeptDanglingCountTests {
     let yaml = KeptDanglingCountTests().yaml
 
-    /// Each relationship's count, by a query of the test's own.
-    static let recounts: [String: String] = [
-        "Post.owner": reference("owner", "User", "id"),
-        "Post.author": reference("author", "User", "id"),
-        "Post.parent": reference("parent", "Post", "id"),
-        "Post.editor": reference("editor", "User", "id"),
-        "Post_tags": link("Post_tags", "Tag_name", "Tag", "name"),
-        "Post_labels": link("Post_labels", "Tag_name", "Tag", "name"),
-        "Post_fans": link("Post_fans", "User_id", "User", "id"),
-    ]
-
-    static func reference(_ column: String, _ table: String, _ key: String) -> String {
-        "SELECT count(*) FROM \"Post\" s WHERE s.\(column) IS NOT NULL "
-            + "AND s.\(column) NOT IN (SELECT \(key) FROM \"\(table)\")"
-    }
-
-    static func link(_ name: String, _ column: String, _ table: String, _ key: String) -> String {
-        "SELECT count(*) FROM \"\(name)\" WHERE \"\(column)\" NOT IN (SELECT \(key) FROM \"\(table)\")"
-    }
-
     /// The kept counts with the changes not folded yet, by name (nil:
     /// unknown).
     static func kept(_ database: String) -> [String: String?] { PostgresReader(database).keptDanglingCounts() }
@@ -47,7 +27,7 @@ struct PostgresKeptDanglingCountTests {
         let kept = kept(database)
         let reader = PostgresReader(database)
         var known = 0
-        for (name, sql) in recounts {
+        for (name, sql) in KeptDanglingCountTests.recounts {
             guard let count = kept[name], let count else { continue }
             known += 1
             let recount = reader.value(sql)
@@ -95,10 +75,10 @@ struct PostgresKeptDanglingCountTests {
             ).runBlocking(inputs: [input], cancellation: cancellation)
             if fails { #expect(report == nil, "seed \(seed) run \(run)") }
             let context = "seed \(seed) run \(run)"
-            #expect(Set(Self.kept(database).keys) == Set(Self.recounts.keys), "\(context)")
+            #expect(Set(Self.kept(database).keys) == Set(KeptDanglingCountTests.recounts.keys), "\(context)")
             Self.expectKeptEqualRecount(database, context)
             let reader = PostgresReader(database)
-            for (name, sql) in Self.recounts {
+            for (name, sql) in KeptDanglingCountTests.recounts {
                 if let count = before[name], count != nil, Self.kept(database)[name] ?? nil != nil { keptThrough += 1 }
                 if let report, !options.dryRun {
                     #expect(String(report.dangling[name] ?? 0) == reader.value(sql), "\(context): \(name)")
@@ -137,7 +117,7 @@ struct PostgresKeptDanglingCountTests {
         let report = try sync(changed, "{\"id\": 2, \"owner\": 6}", store: database, name: "next.jsonl")
         #expect(report.dangling["Post.owner"] == 2)
         #expect(Self.kept(database)["Post.owner"] == "2")
-        #expect(Self.expectKeptEqualRecount(database, "after the migration") == Self.recounts.count)
+        #expect(Self.expectKeptEqualRecount(database, "after the migration") == KeptDanglingCountTests.recounts.count)
     }
 
     @Test func runsThatOverlapKeepNoCountAndTheNextRunCountsAgain() throws {
@@ -170,7 +150,7 @@ struct PostgresKeptDanglingCountTests {
         let next = try sync(yaml, "{\"id\": 4, \"owner\": 5}", store: database, name: "next.jsonl")
         #expect(next.dangling["Post.owner"] == 3)
         #expect(Self.kept(database)["Post.owner"] == "3")
-        #expect(Self.expectKeptEqualRecount(database, "after the overlap") == Self.recounts.count)
+        #expect(Self.expectKeptEqualRecount(database, "after the overlap") == KeptDanglingCountTests.recounts.count)
     }
 }
 
