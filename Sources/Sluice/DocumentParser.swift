@@ -30,18 +30,24 @@ struct DocumentParser {
     }
 
     /// Places the next bytes, the first of `unit`, where `unit` starts in the
-    /// input (JSON: a parse fed only some units gives them the byte offset,
-    /// line and column they have in the whole input). XML is fed whole, the
-    /// units it skips each replaced by a marker (``feed(skipping:starts:ends:)``).
+    /// input (JSON Lines: a parse fed only some units gives them the byte
+    /// offset, line and column they have in the whole input). XML and one
+    /// JSON document are fed whole, the units they skip each replaced by a
+    /// marker (``feed(skipping:starts:ends:)``).
     func skip(to unit: UnitBoundary) throws(ParseError) {
         try json?.skip(to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
     }
 
-    /// Reads `bytes` of an XML unit the parse skips, in its place a marker
-    /// (``XMLPushParser/feed(skipping:starts:ends:)``); `starts` and `ends`
+    /// Reads `bytes` of a unit the parse skips, in its place a marker
+    /// (``XMLPushParser/feed(skipping:starts:ends:)``,
+    /// ``JSONPushParser/feed(skipping:starts:ends:)``); `starts` and `ends`
     /// when they are its first and its last.
     func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ParseError) {
-        try xml?.feed(skipping: bytes, starts: starts, ends: ends)
+        if let xml {
+            try xml.feed(skipping: bytes, starts: starts, ends: ends)
+        } else {
+            try json?.feed(skipping: bytes, starts: starts, ends: ends)
+        }
     }
 
     /// Ends the input; an incomplete document is an error.

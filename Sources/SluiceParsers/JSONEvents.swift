@@ -22,4 +22,13 @@ package protocol JSONEventHandler: AnyObject {
     /// A string (unescaped UTF-8), number (source text), `true`, `false` or
     /// `null` (empty span for the last three).
     func scalar(_ kind: JSONScalarKind, _ text: ByteSpan) throws
+    /// A value that the parse skipped stood here
+    /// (``JSONPushParser/feed(skipping:starts:ends:)``): a record whose
+    /// digest the store kept, numbered as if it were read.
+    func valueSkipped() throws
+}
+
+extension JSONEventHandler {
+    /// Handlers that are never fed skipped values need not count them.
+    package func valueSkipped() throws {}
 }

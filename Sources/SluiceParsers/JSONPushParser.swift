@@ -51,6 +51,10 @@ package final class JSONPushParser {
     /// Where the last event of the current chunk ended.
     @exclusivity(unchecked) private var lastEventEnd = 0
     @exclusivity(unchecked) private var eventSeen = false
+    /// The value the parse skips (``feed(skipping:starts:ends:)``) being
+    /// read: its first byte, and the location it starts at.
+    private var skippedFirst: UInt8 = 0
+    private var skippedStart: (fed: Int64, newlines: Int, lineStart: Int64) = (0, 0, 0)
 
     /// Creates a parser for the input called `name`; `multipleValues` accepts
     /// any number of top-level values (JSON Lines); `decompressed` says byte
@@ -108,25 +112,79 @@ package final class JSONPushParser {
     /// input's values (the records whose digests are new) reports the
     /// locations of the whole input. Between values only.
     package func skip(to byteOffset: Int64, line: Int, lineStart: Int64) throws(ParseError) {
-        if !headDone {
-            headDone = true
-            let held = head
-            head = []
-            try parseHeld(held, from: 0)
-        }
+        try flushHead()
         fedBefore = byteOffset
         newlinesBefore = line - 1
         self.lineStart = lineStart
     }
 
+    /// Reads `bytes` of a value that the parse skips (a record whose digest
+    /// the store kept: an element of the array a record path addresses, the
+    /// value of its member) without parsing them: once its last bytes are
+    /// read, yajl is fed a marker in its place, the empty value its first
+    /// byte begins (`{}`, `[]`, `""`, `0 `, or the literal), so that it reads
+    /// the document around it whole. The handler never sees the marker: it
+    /// gets ``JSONEventHandler/valueSkipped()`` instead. The marker is
+    /// placed where the value's first token is (a container's at the
+    /// value's start, a scalar's at its end), so that an error it meets (a
+    /// value where none may stand) is reported where a full parse reports
+    /// it; then the location moves past the value's bytes, so that an error
+    /// after it is too. `starts` when `bytes` are the value's first, `ends`
+    /// when its last. Costs a search of the bytes for line breaks; no copy.
+    ///
+    /// - Throws: ``ParseError`` when the document before the value is not
+    ///   valid JSON there, or the handler throws.
+    package func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ParseError) {
+        try flushHead()
+        if starts {
+            skippedFirst = bytes.first ?? 0
+            skippedStart = (fedBefore, newlinesBefore, lineStart)
+        }
+        countLines(bytes, upTo: bytes.count)
+        fedBefore += Int64(bytes.count)
+        guard ends else { return }
+        let end = (fed: fedBefore, newlines: newlinesBefore, lineStart: lineStart)
+        // The marker and the length of its first token; a scalar is one
+        // token on one line, so its marker's token ends where it ends.
+        let (marker, token): (StaticString, Int)
+        switch skippedFirst {
+        case UInt8(ascii: "{"): (marker, token) = ("{}", 0)
+        case UInt8(ascii: "["): (marker, token) = ("[]", 0)
+        case UInt8(ascii: "\""): (marker, token) = ("\"\"", 2)
+        case UInt8(ascii: "t"): (marker, token) = ("true", 4)
+        case UInt8(ascii: "f"): (marker, token) = ("false", 5)
+        case UInt8(ascii: "n"): (marker, token) = ("null", 4)
+        default: (marker, token) = ("0 ", 1)
+        }
+        if token == 0 { (fedBefore, newlinesBefore, lineStart) = skippedStart } else { fedBefore -= Int64(token) }
+        try parseMarker(UnsafeRawBufferPointer(start: marker.utf8Start, count: marker.utf8CodeUnitCount))
+        (fedBefore, newlinesBefore, lineStart) = end
+    }
+
+    /// Feeds yajl `marker` with the callbacks that turn its events into one
+    /// ``JSONEventHandler/valueSkipped()``.
+    private func parseMarker(_ marker: UnsafeRawBufferPointer) throws(ParseError) {
+        guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
+        callbacks.pointee = Self.markerCallbacks
+        defer { callbacks.pointee = Self.makeCallbacks() }
+        currentChunk = marker
+        let status = yajl_parse(handle, marker.baseAddress!.assumingMemoryBound(to: UInt8.self), marker.count)
+        try check(status, chunk: marker)
+        currentChunk = nil
+    }
+
+    /// Parses the first bytes held back to tell a byte order mark, if any.
+    private func flushHead() throws(ParseError) {
+        guard !headDone else { return }
+        headDone = true
+        let held = head
+        head = []
+        try parseHeld(held, from: 0)
+    }
+
     /// Ends the input: an unfinished value, or no value at all, is an error.
     package func finish() throws(ParseError) {
-        if !headDone {
-            headDone = true
-            let held = head
-            head = []
-            try parseHeld(held, from: 0)
-        }
+        try flushHead()
         guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
         currentChunk = nil
         do { try validator.finish(at: 0) } catch {
@@ -311,6 +369,22 @@ package final class JSONPushParser {
         }
         return table
     }
+
+    /// The callbacks while a skipped value's marker is parsed: its first
+    /// event (the marker's only scalar, or its container's start) is
+    /// ``JSONEventHandler/valueSkipped()``, its container's end nothing.
+    private static let markerCallbacks: yajl_callbacks = {
+        var table = yajl_callbacks()
+        table.yajl_null = { context in JSONPushParser.deliver(context) { try $0.valueSkipped() } }
+        table.yajl_boolean = { context, _ in JSONPushParser.deliver(context) { try $0.valueSkipped() } }
+        table.yajl_number = { context, _, _ in JSONPushParser.deliver(context) { try $0.valueSkipped() } }
+        table.yajl_string = { context, _, _ in JSONPushParser.deliver(context) { try $0.valueSkipped() } }
+        table.yajl_start_map = { context in JSONPushParser.deliver(context) { try $0.valueSkipped() } }
+        table.yajl_start_array = { context in JSONPushParser.deliver(context) { try $0.valueSkipped() } }
+        table.yajl_end_map = { _ in 1 }
+        table.yajl_end_array = { _ in 1 }
+        return table
+    }()
 }
 
 extension String {

@@ -81,6 +81,26 @@ import Testing
         }
     }
 
+    /// The seeds of the JSON document form, run in the same groups: fewer,
+    /// like the XML ones.
+    static let documentSeeds = max(1, seeds / 8)
+
+    /// The same over one JSON document a file: each record an element of
+    /// its `events` array, between other members (`$.events[*]`), its
+    /// damaged dumps damaged between the elements a run skips.
+    @Test(arguments: 0..<groups) func skippingJSONDocumentRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
+        for offset in stride(from: group, to: Self.documentSeeds, by: Self.groups) {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .json)
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+            #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
+        }
+    }
+
     /// The same with the skipping side's every run (first imports, skipping
     /// runs, kills and their resumes) on two threads, its inputs read 64
     /// bytes at a time (records cross chunks): its workers hash the units
@@ -197,6 +217,25 @@ import Testing
             let sequence = SyncSequence(
                 seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
                 directory: TestPaths.temporaryDirectory(), format: .xml)
+            for planned in sequence.steps {
+                guard case .damaged(_, let damage, _) = planned.step else { continue }
+                for kind in damages where damage.contains(kind) { seen.insert(kind) }
+            }
+        }
+        #expect(seen == Set(damages))
+    }
+
+    /// The JSON document seeds cover every damage between elements: a word
+    /// or a missing comma after one, the array's or the document's end
+    /// missing, the value of the member after the array missing, a file cut
+    /// short.
+    @Test func theJSONDocumentSeedsCoverEveryDamage() {
+        let damages = [#"" x""#, "comma missing", "array's end", "document's end", "member after", "cut after"]
+        var seen: Set<String> = []
+        for offset in 0..<Self.documentSeeds {
+            let sequence = SyncSequence(
+                seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
+                directory: TestPaths.temporaryDirectory(), format: .json)
             for planned in sequence.steps {
                 guard case .damaged(_, let damage, _) = planned.step else { continue }
                 for kind in damages where damage.contains(kind) { seen.insert(kind) }

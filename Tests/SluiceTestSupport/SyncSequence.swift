@@ -1,8 +1,9 @@
 import Foundation
 
 /// Random sequences of nightly runs for the differential test of record
-/// digests (issue 27): small dumps of events in two files (JSON Lines, or
-/// XML documents with a DOCTYPE and namespace declarations), and
+/// digests (issue 27): small dumps of events in two files (JSON Lines, XML
+/// documents with a DOCTYPE and namespace declarations, or JSON documents
+/// whose `events` array holds the records between other members), and
 /// the steps a user's nightly job goes through — the next day's dump, the
 /// same dump again, a change file under another mapping, a mapping change,
 /// a run killed or cancelled and then resumed or run afresh. Everything
@@ -79,9 +80,9 @@ public struct SyncSequence {
         /// time the side's previous run took, then run again with
         /// `--resume` or afresh.
         case stopped(Dump, signal: Int32, fraction: Double, resume: Bool, deleteMissing: Bool)
-        /// The next day's XML dump with one file damaged between its
-        /// elements (`damage` says how): both sides' runs must fail, with the
-        /// same exit status and message.
+        /// The next day's XML or JSON document dump with one file damaged
+        /// between its elements (`damage` says how): both sides' runs must
+        /// fail, with the same exit status and message.
         case damaged(Dump, damage: String, deleteMissing: Bool)
 
         /// The dump the step imports; nil for a change file.
@@ -128,9 +129,10 @@ public struct SyncSequence {
         public var joined: String
     }
 
-    /// The form of the dumps.
+    /// The form of the dumps: JSON Lines, XML, or one JSON document a file
+    /// (records at `$.events[*]`).
     public enum Format: String {
-        case jsonl, xml
+        case jsonl, xml, json
     }
 
     /// A step and the mapping both sides run it with.
@@ -195,7 +197,7 @@ public struct SyncSequence {
     /// the same records (`kind: note`, with its actor); for change files
     /// Event deletes the records marked `deleted: true`.
     public static func mapping(_ shape: MappingShape, changeFile: Bool, format: Format = .jsonl) -> String {
-        let records = format == .xml ? "/events/event" : "$"
+        let records = format == .xml ? "/events/event" : format == .json ? "$.events[*]" : "$"
         let tags = format == .xml ? "tag[*]" : "tags[*]"
         return """
             entities:
@@ -271,8 +273,12 @@ public struct SyncSequence {
         switch below(10) {
         case 0...2:
             nextDay(records: records)
-            if format == .xml && chance(2) {
-                return PlannedStep(step: writeDamagedDump(deleteMissing: deleteMissing), mapping: mapping)
+            if format != .jsonl && chance(2) {
+                let damaged =
+                    format == .xml
+                    ? writeDamagedDump(deleteMissing: deleteMissing)
+                    : writeDamagedDocument(deleteMissing: deleteMissing)
+                return PlannedStep(step: damaged, mapping: mapping)
             }
             return PlannedStep(
                 step: .dump(writeDump(), deleteMissing: deleteMissing, orderInput: chance(4), standardInput: chance(6)),
@@ -401,12 +407,62 @@ public struct SyncSequence {
         return .damaged(dump, damage: damage, deleteMissing: deleteMissing)
     }
 
-    /// `records` as a file of the sequence's format: JSON Lines, or an XML
+    /// Writes the current files as day `day`'s dump of JSON documents with
+    /// one file damaged outside its elements: a word or a missing comma
+    /// after one, the array's or the document's end missing, the value of
+    /// the member after the array missing, or the file cut short.
+    private mutating func writeDamagedDocument(deleteMissing: Bool) -> Step {
+        let damaged = below(2)
+        let records = files[damaged]
+        var text = document(records)
+        let damage: String
+        damagedSteps += 1
+        switch (Int(seed % 6) + damagedSteps) % 6 {
+        case let kind where kind < 2 && !records.isEmpty:
+            let after = below(records.count)
+            let lines = records.map(\.line)
+            let inserted = kind == 0 ? " x" : ""
+            damage =
+                kind == 0 ? "\"\(inserted)\" after element \(after + 1)" : "comma missing after element \(after + 1)"
+            let separator = after + 1 < lines.count && kind == 1 ? "\n" : ",\n"
+            let rest = lines[(after + 1)...].joined(separator: ",\n")
+            text =
+                Self.documentHead + lines[...after].joined(separator: ",\n") + inserted
+                + (rest.isEmpty ? "" : separator + rest) + Self.documentTail(records.count)
+        case 0...2:
+            damage = "the array's end missing"
+            text = text.replacingOccurrences(of: "\n],", with: "\n")
+        case 3:
+            damage = "the document's end missing"
+            text.removeLast(2)
+        case 4:
+            damage = "the value of the member after the array missing"
+            text = text.replacingOccurrences(of: "\"count\": \(records.count)}", with: "\"count\": }")
+        default:
+            let length = below(text.utf8.count - 3) + 1
+            damage = "cut after \(length) bytes"
+            text = String(decoding: text.utf8.prefix(length), as: UTF8.self)
+        }
+        let paths = (0..<2).map { file in
+            write(file == damaged ? text : document(files[file]), "day\(day)-\("ab".dropFirst(file).prefix(1)).json")
+        }
+        let dump = Dump(name: "day \(day)", files: paths, joined: write(text, "day\(day).json"))
+        return .damaged(dump, damage: damage, deleteMissing: deleteMissing)
+    }
+
+    /// A JSON document's members before its `events` array, and after it.
+    private static let documentHead = "{\"source\": \"sync\", \"events\": [\n"
+    private static func documentTail(_ count: Int) -> String { "\n], \"count\": \(count)}\n" }
+
+    /// `records` as a file of the sequence's format: JSON Lines, an XML
     /// document (a DOCTYPE, the root declaring the namespace of the actors'
-    /// logins) with one element a line.
+    /// logins) with one element a line, or a JSON document with one element
+    /// of its `events` array a line.
     private func document(_ records: [Record]) -> String {
         switch format {
         case .jsonl: return records.map { $0.line + "\n" }.joined()
+        case .json:
+            return Self.documentHead + records.map(\.line).joined(separator: ",\n") + Self.documentTail(records.count)
         case .xml:
             return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE events [\n<!ELEMENT events ANY>\n]>\n"
                 + "<events xmlns:s=\"urn:sluice:actor\">\n" + records.map { $0.element + "\n" }.joined() + "</events>\n"
@@ -415,7 +471,7 @@ public struct SyncSequence {
 
     /// A change file against the current dump: some records changed, some
     /// new, some deleted (`{"id": K, "deleted": true}`, `<event id="K"
-    /// deleted="true"/>`), in one file.
+    /// deleted="true"/>`), in one file of the sequence's format.
     private mutating func writeChangeFile(records: Int) -> String {
         var lines: [String] = []
         let all = files[0] + files[1]
@@ -434,10 +490,12 @@ public struct SyncSequence {
                 lines.append(format == .xml ? added.element : added.line)
             }
         }
-        let text =
-            format == .xml
-            ? "<events xmlns:s=\"urn:sluice:actor\">\n" + lines.map { $0 + "\n" }.joined() + "</events>\n"
-            : lines.map { $0 + "\n" }.joined()
+        let text: String
+        switch format {
+        case .xml: text = "<events xmlns:s=\"urn:sluice:actor\">\n" + lines.map { $0 + "\n" }.joined() + "</events>\n"
+        case .json: text = Self.documentHead + lines.joined(separator: ",\n") + Self.documentTail(lines.count)
+        case .jsonl: text = lines.map { $0 + "\n" }.joined()
+        }
         return write(text, "changes\(steps.count).\(format.rawValue)")
     }
 

@@ -22,7 +22,6 @@ enum DigestPolicy {
             if multiple && compiled.routes.contains(where: { !$0.path.components.isEmpty }) {
                 return "records nested inside the values of JSON Lines"
             }
-            if !multiple { return "the records of one JSON document are not cut into units yet" }
         }
         // A skipped unit's keys count as seen, but a deletion's key must not.
         let tracked = SeenKeys.tracked(compiled.mappers.map(\.schema))

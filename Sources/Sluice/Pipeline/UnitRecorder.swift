@@ -42,8 +42,9 @@ final class UnitRecorder {
     /// context stored or retained, the boundaries copied as plain values).
     @exclusivity(unchecked) private var boundaries: [(boundary: UnitBoundary, context: Int)] = []
     @exclusivity(unchecked) private var contexts: [UnitContext] = []
-    /// XML with a selection (``feedWhole(_:parse:blank:)``): whether the
-    /// input's units not selected are blanked; whether one is being read,
+    /// XML or one JSON document with a selection
+    /// (``feedWhole(_:parse:blank:)``): whether the input's units not
+    /// selected are replaced by markers; whether one is being read,
     /// and whether its next bytes are its first; the bytes held back.
     private var blanks = false
     private var skipping = false
@@ -77,7 +78,7 @@ final class UnitRecorder {
             throw .usage("\(name): \(error)")
         }
         inUnit = false
-        blanks = compiled.documentKind == .xml
+        blanks = compiled.documentKind == .xml || !multipleValues
         skipping = false
         held.removeAll()
     }
@@ -86,8 +87,9 @@ final class UnitRecorder {
     /// ``selection`` and an input the scanner cuts.
     var parsesSome: Bool { selection != nil && !parsesWhole }
     /// Whether the parser was fed a whole document, to be finished at the
-    /// input's end: all of it, XML with its units blanked, or JSON with a
-    /// unit parsed (a JSON parse fed no unit has nothing to finish).
+    /// input's end: all of it, XML or one JSON document with its units
+    /// replaced by markers, or JSON Lines with a unit parsed (a JSON Lines
+    /// parse fed no unit has nothing to finish).
     var fedDocument: Bool { !parsesSome || blanks || parsedAny }
     /// The scanner refused the current input: it is parsed whole.
     private var parsesWhole = false
@@ -95,12 +97,13 @@ final class UnitRecorder {
     /// Feeds `chunk` to `parse` in pieces that end where units end, hashing
     /// each unit (its context's `open`, then its bytes) and closing it once
     /// its bytes are parsed. With a ``selection``, only the selected units
-    /// are parsed (and hashed). JSON: each after `reposition` places the
-    /// parser and the record numbers at its start; the bytes between them
-    /// are not parsed. XML: every byte is parsed, the units not selected
-    /// blanked by `blank` (its flags: the piece is the unit's first, its
-    /// last), so that the document around them is checked as a full parse
-    /// checks it; a start tag's first bytes that the chunk's end leaves
+    /// are parsed (and hashed). JSON Lines: each after `reposition` places
+    /// the parser and the record numbers at its start; the bytes between
+    /// them are not parsed. XML and one JSON document: every byte is
+    /// parsed, the units not selected replaced by `blank` (its flags: the
+    /// piece is the unit's first, its last), so that the document around
+    /// them is checked as a full parse checks it; a start tag's first bytes
+    /// that the chunk's end leaves
     /// undecided are held back until the next chunk says whose they are. An
     /// input the scanner refuses is parsed whole.
     func feed(
@@ -152,7 +155,8 @@ final class UnitRecorder {
         if inUnit || !selective { try parse(UnsafeRawBufferPointer(rebasing: chunk[parsed...])) }
     }
 
-    /// ``feed(_:parse:blank:reposition:)`` of XML with a selection: every
+    /// ``feed(_:parse:blank:reposition:)`` of XML or one JSON document
+    /// with a selection: every
     /// byte to the parser, the selected units as they are (and hashed), the
     /// others to `blank`.
     private func feedWhole(

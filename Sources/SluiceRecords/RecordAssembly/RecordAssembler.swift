@@ -104,6 +104,9 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     /// A record whose digest the store kept, not parsed: it takes its number.
     package func elementSkipped() throws { recordCount += 1 }
 
+    /// A JSON record whose digest the store kept, not parsed: it takes its number.
+    package func valueSkipped() throws { recordCount += 1 }
+
     package func endElement() throws {
         if isInRecord && recordDepth > 0 {
             recordDepth -= 1
