@@ -33,6 +33,10 @@ FORM, for base and nextday (the change file included):
   --xml                   one <event> a line inside <events> (as dataset's
                           PREFIX.xml; mapping events-xml.yml), a gone event
                           as <event id="K" deleted="true"/> in the change file
+  --document              one JSON document: an element of its "events"
+                          array a line (a comma after every element but the
+                          last), between DOCUMENT_HEADER and DOCUMENT_FOOTER
+                          (records at $.events[*])
   --field-bytes B [--large-fields K]
                           large records: K (1-3, default 3) string fields of
                           each event (body, title, repo) padded to B characters
@@ -136,12 +140,18 @@ def shuffled(numbers, salt):
 
 XML_HEADER = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<events>\n"
 XML_FOOTER = "</events>\n"
+DOCUMENT_HEADER = '{"source": "events.py", "events": [\n'
+DOCUMENT_FOOTER = "]}\n"
 
 
-def write(path, items, xml=False):
-    """JSON Lines, or with `xml` one <event> a line between XML_HEADER and
-    XML_FOOTER (a {"id": K, "deleted": true} item as a deleted <event>)."""
+def write(path, items, xml=False, document=False):
+    """JSON Lines, with `xml` one <event> a line between XML_HEADER and
+    XML_FOOTER (a {"id": K, "deleted": true} item as a deleted <event>), or
+    with `document` one element a line of a JSON document's array."""
     with open(path, "w", encoding="utf-8") as out:
+        if document:
+            write_document(out, (json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in items))
+            return
         out.write(XML_HEADER if xml else "")
         for item in items:
             if not xml:
@@ -153,14 +163,27 @@ def write(path, items, xml=False):
         out.write(XML_FOOTER if xml else "")
 
 
+def write_document(out, elements):
+    """`elements` (text) as the array of a JSON document, one a line."""
+    out.write(DOCUMENT_HEADER)
+    for index, element in enumerate(elements):
+        out.write((",\n" if index else "") + element)
+    out.write("\n" + DOCUMENT_FOOTER)
+
+
 def shuffle_file(source, target, salt=4):
     """Writes `source`'s records to `target`, each byte for byte, in a seeded
     shuffle of their order: a record is a line (in XML, one between the
-    header's two lines and the footer's). Holds the lines' offsets and their
-    order (16 bytes a record) and one record at a time."""
+    header's two lines and the footer's; in a JSON document, one between
+    its header's line and its footer's, less the comma after it). Holds the
+    lines' offsets and their order (16 bytes a record) and one record at a
+    time."""
     starts = array.array("Q")
     with open(source, "rb") as f:
         xml = f.read(5) == b"<?xml"
+        f.seek(0)
+        if f.readline() == DOCUMENT_HEADER.encode():
+            return shuffle_document(source, target, salt)
         f.seek(0)
         offset = 0
         for line in f:
@@ -180,6 +203,24 @@ def shuffle_file(source, target, salt=4):
             copy(line)
         for line in range(last, len(starts) - 1):
             copy(line)
+
+
+def shuffle_document(source, target, salt):
+    """`shuffle_file` of a JSON document (`write_document`): its elements,
+    each byte for byte, in a seeded shuffle of their order."""
+    starts = array.array("Q")
+    with open(source, "rb") as f:
+        offset = len(f.readline())
+        for line in f:
+            starts.append(offset)
+            offset += len(line)
+    order = array.array("Q", range(len(starts) - 1))
+    random.Random(SEED + salt).shuffle(order)
+    with open(source, "rb") as f, open(target, "w", encoding="utf-8") as out:
+        def element(line):
+            f.seek(starts[line])
+            return f.read(starts[line + 1] - starts[line]).decode().rstrip("\n").rstrip(",")
+        write_document(out, (element(line) for line in order))
 
 
 def xml_text(value):
@@ -251,10 +292,10 @@ def write_dataset(n, prefix):
 
 
 def form(args):
-    """(xml, pad) from the FORM options of base and nextday."""
+    """(xml, document, pad) from the FORM options of base and nextday."""
     option = lambda name, default: int(args[args.index(name) + 1]) if name in args else default
     size = option("--field-bytes", 0)
-    return "--xml" in args, (size, option("--large-fields", 3)) if size else None
+    return "--xml" in args, "--document" in args, (size, option("--large-fields", 3)) if size else None
 
 
 def main():
@@ -265,9 +306,9 @@ def main():
         shuffle_file(args[1], args[2])
         return
     kind, n, path = args[0], int(args[1]), args[2]
-    xml, pad = form(args)
+    xml, document, pad = form(args)
     if kind == "base":
-        write(path, (event(number, n, pad=pad) for number in shuffled(range(n), 0)), xml)
+        write(path, (event(number, n, pad=pad) for number in shuffled(range(n), 0)), xml, document)
         return
     if kind == "dataset":
         write_dataset(n, path)
@@ -275,12 +316,12 @@ def main():
     # Next day: every 200th record gone (0.5%), every 100th (offset 1) changed
     # (1%), and n/200 new records (0.5%) numbered from n on.
     numbers = [number for number in range(n) if not gone(number)] + list(new_records(n))
-    write(path, (event(number, n, changed(number), pad) for number in shuffled(numbers, 1)), xml)
+    write(path, (event(number, n, changed(number), pad) for number in shuffled(numbers, 1)), xml, document)
     if "--change" in args:
         change = args[args.index("--change") + 1]
         delta = [number for number in range(n) if gone(number) or changed(number)] + list(new_records(n))
         write(change, ({"id": key(number), "deleted": True} if number < n and gone(number) else event(number, n, changed(number), pad)
-                       for number in shuffled(delta, 2)), xml)
+                       for number in shuffled(delta, 2)), xml, document)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 verdict against the targets of issue 27.
 
   Benchmarks/sync.py [--records 200000] [--work DIR] [--store sqlite|postgres]
-                     [--pg-uri URI] [--format jsonl|xml] [--large]
+                     [--pg-uri URI] [--format jsonl|xml|json] [--large]
                      [--baseline-sluice PATH] [--repeat N] [--report-only]
 
 On the events workload (Benchmarks/events.py) with the three-table mapping
@@ -42,6 +42,9 @@ did not write exactly the diff.
                       the end drops) databases named sluice_sync_*: the
                       URI's role needs CREATEDB
   --format xml        the XML form of the events (Benchmarks/events.py --xml)
+  --format json       one JSON document a file, the events the elements of
+                      its "events" array (Benchmarks/events.py --document;
+                      the mappings' records at $.events[*], written to WORK)
   --large             peak memory with large records, in place of the events:
                       24 records of 3 x 5 MiB fields, then six 45 MiB
                       records (--max-field-bytes raised to 64 MiB); the
@@ -89,15 +92,15 @@ class Workload:
     def __init__(self, title, n, pad=None, options=""):
         self.title, self.n, self.pad, self.options = title, n, pad, options
 
-    def files(self, work, xml):
-        """base, again (base shuffled), nextday, change: written and checked
-        (see `check_files`) unless a previous run did both."""
-        extension = "xml" if xml else "jsonl"
+    def files(self, work, extension):
+        """base, again (base shuffled), nextday, change of the form that
+        `extension` names (jsonl, xml, json): written and checked (see
+        `check_files`) unless a previous run did both."""
         stem = "events%d%s" % (self.n, "-%dx%d" % self.pad if self.pad else "")
         paths = ["%s/%s.%s.%s" % (work, stem, name, extension) for name in ("base", "again", "nextday", "change")]
         base, again, nextday, change = paths
-        form = (["--xml"] if xml else []) + (["--field-bytes", str(self.pad[0]), "--large-fields", str(self.pad[1])]
-                                             if self.pad else [])
+        form = {"xml": ["--xml"], "json": ["--document"]}.get(extension, []) + (
+            ["--field-bytes", str(self.pad[0]), "--large-fields", str(self.pad[1])] if self.pad else [])
         generator = [sys.executable, os.path.join(BENCHMARKS, "events.py")]
         checked = "%s/%s.%s.checked" % (work, stem, extension)
         if not os.path.exists(checked):
@@ -111,10 +114,12 @@ class Workload:
 
 
 def line_digests(path):
-    """An 8-byte digest of each of the file's lines (records, and in XML the
-    header's and footer's lines), in order: 8 bytes a record."""
+    """An 8-byte digest of each of the file's lines (records, and in XML or
+    a JSON document the header's and footer's lines), less a JSON
+    document's commas after its elements, in order: 8 bytes a record."""
     with open(path, "rb") as f:
-        return array.array("Q", (int.from_bytes(hashlib.blake2b(line, digest_size=8).digest(), "little")
+        return array.array("Q", (int.from_bytes(hashlib.blake2b(line.rstrip(b"\n").rstrip(b","),
+                                                                digest_size=8).digest(), "little")
                                  for line in f))
 
 
@@ -141,7 +146,8 @@ def check_files(base, again, nextday, n):
     if shuffled != day0 or not reordered:
         sys.exit("%s is not %s's records in another order" % (again, base))
     new, changed, gone = events.next_day_diff(n)
-    kept = shared(day0, array.array("Q", sorted(line_digests(nextday)))) - (3 if base.endswith(".xml") else 0)
+    lines = {"xml": 3, "json": 2}.get(os.path.splitext(base)[1][1:], 0)
+    kept = shared(day0, array.array("Q", sorted(line_digests(nextday)))) - lines
     if kept != n - changed - gone:
         sys.exit("%s keeps %d of %s's records byte for byte, not the %d unchanged" % (nextday, kept, base,
                                                                                        n - changed - gone))
@@ -266,6 +272,19 @@ def count(stores, name, table):
     return int(rows[0][0]) if rows else 0
 
 
+def document_mapping(path, work):
+    """The JSON Lines mapping at `path` with its records the elements of a
+    JSON document's "events" array, written to `work`."""
+    with open(path) as f:
+        text = f.read()
+    if "    records: $\n" not in text:
+        sys.exit("%s has no records: $ to place in a document" % path)
+    target = os.path.join(work, os.path.basename(path).replace(".yml", "-document.yml"))
+    with open(target, "w") as f:
+        f.write(text.replace("    records: $\n", "    records: $.events[*]\n"))
+    return target
+
+
 class Bench:
     """Runs the four steps of one workload into one kind of store."""
 
@@ -273,6 +292,8 @@ class Bench:
         self.a, self.work, self.stores = a, work, stores
         self.mapping = os.path.join(BENCHMARKS, "events-xml.yml" if a.format == "xml" else "events.yml")
         self.changes = os.path.join(BENCHMARKS, "events-xml-changes.yml" if a.format == "xml" else "events-changes.yml")
+        if a.format == "json":
+            self.mapping, self.changes = (document_mapping(path, work) for path in (self.mapping, self.changes))
 
     def command(self, sluice, name, mapping, arguments, stats):
         return "%s import --mapping %s --into %s --stats-json %s %s" % (
@@ -322,7 +343,7 @@ class Bench:
         return own
 
     def run(self, workload):
-        base, again, nextday, change = workload.files(self.work, self.a.format == "xml")
+        base, again, nextday, change = workload.files(self.work, self.a.format)
         new, changed, gone = events.next_day_diff(workload.n)
         diff = (new, changed, gone)
         steps = [self.first_import(workload, base)]
@@ -402,7 +423,7 @@ def verdict(results, a, stores):
             targets.append(("(b) day 0's records again, reordered, %s ≤ %.2f × (a)" % (stores.title, b_limit),
                             shown(1), ratio(1) <= b_limit))
             targets.append(("(c) next day with --delete-missing ≤ 0.30 × (a)", shown(2), ratio(2) <= 0.30))
-            if a.format != "xml":
+            if a.format == "jsonl":
                 targets.append(("(d) the change file alone ≤ 0.05 × (a)", shown(3), ratio(3) <= 0.05))
             if steps[0]["baseline"]:
                 against = first / statistics.median(wall for wall, _ in steps[0]["baseline"])
@@ -429,7 +450,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "sluice-sync-bench"))
     ap.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument("--pg-uri", help="an existing PostgreSQL server (with --store postgres)")
-    ap.add_argument("--format", choices=("jsonl", "xml"), default="jsonl")
+    ap.add_argument("--format", choices=("jsonl", "xml", "json"), default="jsonl")
     ap.add_argument("--large", action="store_true", help="large records: peak RSS and rows written")
     ap.add_argument("--baseline-sluice", metavar="PATH", help="a sluice of another commit, for target (a)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of (a), alternating with --baseline-sluice")
