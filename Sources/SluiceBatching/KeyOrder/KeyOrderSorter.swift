@@ -10,7 +10,7 @@
 /// capacity) and, while merging, about half the budget of read buffers
 /// (see ``RunMerge``).
 /// Disk: the rows once, in a compact encoding compressed with zstd (about
-/// 2.6× smaller on generated events), plus once more for the rows
+/// 2.3× smaller on generated events), plus once more for the rows
 /// of every ``SortOptions/fanIn`` runs merged into one when a table has more
 /// runs than that (the smallest runs are merged, so a row is rewritten about
 /// log_fanIn(runs) times).

@@ -98,8 +98,10 @@ extension SQLiteStore {
                 "preparing link inserts") : nil
         let (unlinking, linking) = ("unlinking \(quoted(link.name))", "linking \(quoted(link.name))")
         let width = link.sourceColumns.count
-        // Each target is stubbed once per batch (tags repeat across sources).
-        var stubbed: [String: Set<LinkValue>] = [:]
+        // Each target is stubbed once per batch (tags repeat across sources),
+        // by the index of its table in `targets`.
+        let targets = link.targets
+        var stubbed = [Set<BatchKey>](repeating: [], count: targets.count)
         // Counted here and added to ``sideWrites`` once per batch rather
         // than a dictionary update per link row.
         var added = 0
@@ -147,11 +149,11 @@ extension SQLiteStore {
                     waiting.append(row)
                     if waiting.count == together { try flush() }
                     if link.missing == .stub, let target = target(of: row, rows, link),
-                        stubbed[target.table, default: []].insert(LinkValue(rows, rows[row, width])).inserted
+                        stubbed[target].insert(BatchKey(rows[row, width], bytes)).inserted
                     {
                         // The link goes in before its stub, as it would alone.
                         try flush()
-                        try stub(target.table, target.key, rows[row, width], bytes)
+                        try stub(targets[target].table, targets[target].key, rows[row, width], bytes)
                     }
                 }
             }
@@ -184,12 +186,12 @@ extension SQLiteStore {
             + link.attributeColumns.map { quoted($0.name) }
     }
 
-    /// The target table and key of link row `row`: the link's own, or the
-    /// choice its entity cell names.
-    private func target(of row: Int, _ rows: RowArena, _ link: LinkSchema) -> (table: String, key: String)? {
-        guard !link.choices.isEmpty else { return (link.targetTable, link.targetKey) }
+    /// The index in ``LinkSchema/targets`` of link row `row`'s target: the
+    /// link's one target, or the choice its entity cell names.
+    private func target(of row: Int, _ rows: RowArena, _ link: LinkSchema) -> Int? {
+        guard !link.choices.isEmpty else { return 0 }
         let value = rows.withText(rows[row, link.sourceColumns.count + 2]) { String(decoding: $0, as: UTF8.self) }
-        return link.choices.first { $0.value == value }.map { ($0.table, $0.key) }
+        return link.choices.firstIndex { $0.value == value }
     }
 
     /// The targets linked now from each source of the batch, read with one
@@ -243,8 +245,8 @@ extension SQLiteStore {
         guard !stubbing.isEmpty else { return }
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             for reference in stubbing {
-                var stubbed: Set<LinkValue> = []
-                for row in 0..<rows.rowCount where stubbed.insert(LinkValue(rows, rows[row, reference.column])).inserted
+                var stubbed: Set<BatchKey> = []
+                for row in 0..<rows.rowCount where stubbed.insert(BatchKey(rows[row, reference.column], bytes)).inserted
                 {
                     try stub(reference.targetTable, reference.targetKey, rows[row, reference.column], bytes)
                 }
