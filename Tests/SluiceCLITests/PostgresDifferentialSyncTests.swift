@@ -92,6 +92,34 @@ struct PostgresDifferentialSyncTests {
         #expect(kept > 0, "no side kept a dangling count")
     }
 
+    /// The same over one JSON document a file (`$.events[*]`, its damaged
+    /// dumps damaged between the elements a run skips), a third of the
+    /// seeds: the skipping side's runs must leave records unparsed.
+    @Test func skippingJSONDocumentRunsLeaveTheDatabaseFullRunsLeave() throws {
+        let server = try PostgresTestServer.makePrivate()
+        defer { try? server.crash() }
+        var unchanged = 0
+        for offset in 0..<max(1, Self.seeds / 3) {
+            let sequence = SyncSequence(
+                seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
+                records: DifferentialSyncTests.records, directory: TestPaths.temporaryDirectory(), format: .json)
+            var sides: [DifferentialSync.Side] = []
+            for (name, arguments) in [("skipping", []), ("full", DifferentialSync.fullRunArguments)] {
+                let database = try server.newDatabase()
+                var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
+                side.settle = { Self.waitForIdle(server, database) }
+                side.summarized = { unchanged += DifferentialSync.unchangedRecords($0) }
+                sides.append(side)
+            }
+            let failure = try DifferentialSync.run(
+                sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+        }
+        // Only the skipping side adds to it: the full side's runs parse every record.
+        #expect(unchanged > 0, "no run of the skipping side left a record unparsed")
+    }
+
     /// Each relationship of ``SyncSequence``'s mapping whose count `database`
     /// keeps and knows, with its kept count and its recount where they
     /// differ.
