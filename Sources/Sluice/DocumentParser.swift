@@ -38,6 +38,20 @@ struct DocumentParser {
         try json?.skip(to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
     }
 
+    /// XML: starts a parse of part of a document at `unit`, its first unit:
+    /// `context` (the unit's ``UnitContext/open``) is parsed first and the
+    /// location moved to the unit's line, its `column` in characters and
+    /// its byte offset (``XMLPushParser/place(after:line:column:byteOffset:)``).
+    func place(after context: [UInt8], at unit: UnitBoundary, column: Int) throws(ParseError) {
+        guard let xml else { return }
+        let placed = context.withUnsafeBytes { bytes in
+            Result { () throws(ParseError) in
+                try xml.place(after: bytes, line: unit.line, column: column, byteOffset: unit.byteOffset)
+            }
+        }
+        try placed.get()
+    }
+
     /// Reads `bytes` of a unit the parse skips, in its place a marker
     /// (``XMLPushParser/feed(skipping:starts:ends:)``,
     /// ``JSONPushParser/feed(skipping:starts:ends:)``); `starts` and `ends`

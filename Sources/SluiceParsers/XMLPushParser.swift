@@ -101,6 +101,33 @@ package final class XMLPushParser {
         try feed(UnsafeRawBufferPointer(start: Self.marker.utf8Start, count: Self.marker.utf8CodeUnitCount))
     }
 
+    /// Starts a parse of part of a document (the records a parse thread is
+    /// handed): feeds `context`, the bytes that give the part the meaning it
+    /// has in the whole document (the XML declaration, the DOCTYPE and the
+    /// start tags of the part's open ancestors), then moves libxml2's line,
+    /// column (in characters, as libxml2 counts them) and byte count to
+    /// where the part's first byte is in the whole document, so that what
+    /// follows is located as a parse of the whole locates it. Costs the
+    /// parse of `context`.
+    ///
+    /// - Throws: ``ParseError`` when `context` is not well-formed.
+    package func place(
+        after context: UnsafeRawBufferPointer, line: Int, column: Int, byteOffset: Int64
+    ) throws(ParseError) {
+        try feed(context)
+        guard let parser = self.context, let input = parser.pointee.input else { return }
+        input.pointee.line = Int32(clamping: line)
+        input.pointee.col = Int32(clamping: column)
+        let consumed = Int64(xmlByteConsumed(parser))
+        guard consumed >= 0, byteOffset >= consumed else { return }
+        let moved = UInt(byteOffset - consumed)
+        if let buffer = input.pointee.buf, buffer.pointee.encoder != nil {
+            buffer.pointee.rawconsumed += moved
+        } else {
+            input.pointee.consumed += moved
+        }
+    }
+
     /// The empty element fed for each skipped one.
     private static let marker: StaticString = "<_/>"
 

@@ -20,6 +20,11 @@ final class InputSplit {
     /// (`nil`: the input's start).
     var pending: [UInt8] = []
     var start: UnitBoundary?
+    /// XML: what places a parser at `start` (``ParseItem/XMLStart``), and
+    /// whether the document's declared encoding lets items be cut
+    /// (``xmlStart(at:_:in:)``; `nil` until it is known).
+    var startXML: ParseItem.XMLStart?
+    var encodingCuttable: Bool?
     /// Top-level values started so far (each one record), and whether the
     /// bytes so far end inside one.
     var units = 0
@@ -49,9 +54,11 @@ final class InputSplit {
 extension ParseSide {
     /// Starts input `name` as items for the workers when the run has them
     /// and the input can be cut (the scanner accepts its record paths; not
-    /// standard input a resume must verify); `false` when it is parsed here.
+    /// standard input a resume must verify; not XML in a run that skips,
+    /// which feeds libxml2 the whole document); `false` when it is parsed here.
     func beginSplit(name: String, format: InputFormat, compressed: Bool) throws(ImportError) -> Bool {
         guard workers != nil, fileIdentity(name) != nil || resumedStreams[name] == nil,
+            format != .xml || recorder?.selection == nil,
             let scanner = try? RecordBoundaryScanner(
                 paths: compiled.routes.map(\.path), kind: compiled.documentKind, multipleValues: true, name: name)
         else { return false }
@@ -72,13 +79,14 @@ extension ParseSide {
     /// to the workers (waiting while the next worker's queue is full).
     /// O(bytes): the scan and one copy.
     func feedWorkers(_ bytes: UnsafeRawBufferPointer, raw: Int64) throws(ImportError) {
+        if try parsesRefusedHere(bytes) { return try feed(bytes, raw: raw) }
         if split?.unitSpans != nil { return try feedUnits(bytes, raw: raw) }
         guard let split, let itemBytes = workers?.itemBytes else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
         if fileIdentity(split.name) == nil { try followStream(bytes) }
         var from = 0
-        try split.scanner.scan(bytes) { boundary, _ throws(ImportError) in
+        try split.scanner.scan(bytes) { boundary, context throws(ImportError) in
             guard boundary.kind == .start else {
                 split.inUnit = false
                 return
@@ -87,9 +95,11 @@ extension ParseSide {
             split.inUnit = true
             let at = boundary.offsetInChunk
             guard split.pending.count + at - from >= itemBytes else { return }
+            let xml = split.xmlStart(at: boundary, context, in: bytes)
+            guard split.format != .xml || xml != nil else { return }
             split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
             from = at
-            try dispatch(last: false, next: boundary)
+            try dispatch(last: false, next: boundary, xml: xml)
         }
         split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
         inputBytes += Int64(bytes.count)
@@ -143,17 +153,18 @@ extension ParseSide {
 
     /// Hands the pending bytes to the workers as an item (the input's
     /// `last`), the next one starting at `next`.
-    private func dispatch(last: Bool, next: UnitBoundary?) throws(ImportError) {
+    private func dispatch(last: Bool, next: UnitBoundary?, xml: ParseItem.XMLStart? = nil) throws(ImportError) {
         guard let split, let workers else { return }
         let item = ParseItem(
             input: split.index, name: split.name, format: split.format, compressed: split.compressed,
-            skipThrough: split.skipThrough, bytes: split.pending, start: split.start, last: last,
+            skipThrough: split.skipThrough, bytes: split.pending, start: split.start, xml: split.startXML, last: last,
             bytesBefore: split.start?.byteOffset ?? 0, identity: fileIdentity(split.name) ?? streamIdentity,
             rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore, units: split.unitSpans)
         split.pending = []
         split.pending.reserveCapacity(workers.itemBytes)
         split.unitSpans?.spans = []
         split.start = next
+        split.startXML = xml
         try workers.dispatch(item)
     }
 
@@ -169,7 +180,7 @@ extension ParseSide {
         let selection = recorder?.selection
         // The chunk's bytes from here on are not yet in the pending item.
         var from = 0
-        try split.scanner.scan(bytes) { boundary, _ throws(ImportError) in
+        try split.scanner.scan(bytes) { boundary, context throws(ImportError) in
             let at = boundary.offsetInChunk
             guard boundary.kind == .start else {
                 split.inUnit = false
@@ -188,14 +199,17 @@ extension ParseSide {
             if selection != nil {
                 from = at
                 if split.pending.count >= itemBytes { try dispatch(last: false, next: boundary) }
-            } else if split.pending.count + at - from >= itemBytes {
+            } else if split.pending.count + at - from >= itemBytes,
+                case let xml = split.xmlStart(at: boundary, context, in: bytes), split.format != .xml || xml != nil
+            {
                 split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
                 from = at
-                try dispatch(last: false, next: boundary)
+                try dispatch(last: false, next: boundary, xml: xml)
             }
+            // An XML start tag's first bytes that an earlier chunk carried are the pending ones.
             var start = boundary
-            start.offsetInChunk = split.pending.count + at - from
-            split.unitSpans?.spans.append(ParseItem.UnitSpan(start: start))
+            start.offsetInChunk = split.pending.count + at - from - context.carried.count
+            split.unitSpans?.spans.append(ParseItem.UnitSpan(start: start, open: context.open))
         }
         if selection == nil || split.inSelected {
             split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))

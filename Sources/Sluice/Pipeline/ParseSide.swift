@@ -89,6 +89,11 @@ final class ParseSide: RecordSink {
             )
         }
         if try beginSplit(name: name, format: format, compressed: compressed) { return }
+        try beginParse(name: name, format: format, compressed: compressed)
+    }
+
+    /// Starts reading input `name` on this thread.
+    func beginParse(name: String, format: InputFormat, compressed: Bool) throws(ImportError) {
         let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
         assembler.skipThrough = resumePoints[name] ?? 0
         let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }

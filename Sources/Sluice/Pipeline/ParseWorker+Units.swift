@@ -2,12 +2,16 @@ import SluiceParsers
 @_spi(Machinery) import SluiceRecords
 
 extension ParseItem {
-    /// One unit of an item (a top-level JSON value): where it starts, with
-    /// `offsetInChunk` its offset in the item's bytes, and the offset just
-    /// past its last byte (`nil`: it runs to the item's end, unended).
+    /// One unit of an item (a top-level JSON value, an XML record element):
+    /// where it starts, with `offsetInChunk` its offset in the item's bytes
+    /// (XML: of its first byte, which an earlier chunk may have carried),
+    /// the offset just past its last byte (`nil`: it runs to the item's
+    /// end, unended), and its context's ``UnitContext/open``, hashed before
+    /// it (XML; the scanner's bytes, shared, not copied).
     struct UnitSpan: Sendable {
         var start: UnitBoundary
         var end: Int? = nil
+        var open: [UInt8] = []
     }
 
     /// The units of an item of a run that keeps record digests, as the
@@ -45,7 +49,7 @@ extension ParseWorker {
             }
         }
         let open = try fed.get()
-        guard item.last else { return }
+        guard item.last else { return try Self.parseThrough(item, with: parser) }
         if !itemUnits.selective || !itemUnits.spans.isEmpty { try parser.finish() }
         if open && itemUnits.endEndsUnit, let digest = unit?.end(), let unit { units.append(digest, of: unit) }
         // A selective parse numbers the input's records as a whole parse does.
@@ -68,7 +72,7 @@ extension ParseWorker {
                 assembler.numberNext(span.start.ordinal)
                 parsed = from
             }
-            unit?.begin(nil)
+            unit?.begin(span.open.isEmpty ? nil : UnitContext(open: span.open))
             let to = span.end ?? bytes.count
             unit?.add(UnsafeRawBufferPointer(rebasing: bytes[from..<to]))
             try parser.feed(UnsafeRawBufferPointer(rebasing: bytes[parsed..<to]))

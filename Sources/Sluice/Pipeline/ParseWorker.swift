@@ -24,6 +24,9 @@ struct ParseItem: Sendable {
     /// number); `nil` for the input's first item, which starts at its first
     /// byte (and so may begin with a byte order mark).
     var start: UnitBoundary?
+    /// XML: what places a parser at ``start`` (``XMLStart``); `nil` for
+    /// JSON and for an input's first item.
+    var xml: XMLStart?
     /// Whether the input ends with these bytes.
     var last: Bool
     /// What the groups cut in it carry: the input's bytes before the item,
@@ -115,7 +118,8 @@ final class ParseWorker: RecordSink {
 
     /// Parses `item` and cuts its rows. O(its bytes).
     private func parse(_ item: ParseItem) throws(ImportError) {
-        if input?.index != item.input {
+        // XML: each item is a document part of its own, parsed after its context.
+        if input?.index != item.input || item.format == .xml {
             let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
             assembler.skipThrough = item.skipThrough
             let parser = DocumentParser(
@@ -127,8 +131,12 @@ final class ParseWorker: RecordSink {
         self.item = item
         do throws(ParseError) {
             if let start = item.start {
-                // JSON Lines: a top-level value needs no context.
-                try input.parser.skip(to: start)
+                if let xml = item.xml {
+                    try input.parser.place(after: xml.context, at: start, column: xml.column)
+                } else {
+                    // JSON Lines: a top-level value needs no context.
+                    try input.parser.skip(to: start)
+                }
                 input.assembler.numberNext(start.ordinal)
             }
             if let units = item.units {
@@ -138,7 +146,7 @@ final class ParseWorker: RecordSink {
                     Result { () throws(ParseError) in try input.parser.feed(bytes) }
                 }
                 try fed.get()
-                if item.last { try input.parser.finish() }
+                if item.last { try input.parser.finish() } else { try Self.parseThrough(item, with: input.parser) }
             }
         } catch {
             throw .parse(ParseSide.numbered(error, by: input.assembler))
