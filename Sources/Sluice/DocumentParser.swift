@@ -20,7 +20,7 @@ struct DocumentParser {
             xml = nil
             json = JSONPushParser(
                 handler: handler, name: name, multipleValues: multipleValues, decompressed: compressed,
-                maxTokenBytes: limits.maxFieldBytes)
+                maxTokenBytes: limits.maxFieldBytes, longStringBytes: ValueSpill.threshold)
         }
     }
 

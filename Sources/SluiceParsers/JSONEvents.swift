@@ -32,3 +32,19 @@ extension JSONEventHandler {
     /// Handlers that are never fed skipped values need not count them.
     package func valueSkipped() throws {}
 }
+
+/// A ``JSONEventHandler`` that takes a long string in pieces: a parser given
+/// one (``JSONPushParser``'s `longStringBytes`) hands over a string value that
+/// yajl would otherwise have to hold whole as ``stringStart(_:)`` with its
+/// first bytes, then ``stringPiece(_:)`` for each further piece, then
+/// ``stringEnd()``, in place of one ``JSONEventHandler/scalar(_:_:)``.
+/// Pieces are unescaped UTF-8 (a piece may end inside a character that the
+/// next one finishes); a key arrives whole as before.
+package protocol JSONStringPieceHandler: JSONEventHandler {
+    /// A string value begins with `text`.
+    func stringStart(_ text: ByteSpan) throws
+    /// The next bytes of the string value begun last.
+    func stringPiece(_ text: ByteSpan) throws
+    /// The string value begun last is complete.
+    func stringEnd() throws
+}

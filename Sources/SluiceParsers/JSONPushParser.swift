@@ -13,7 +13,10 @@ import CSluiceYAJL
 /// mark at the very start is skipped. With `multipleValues` it reads JSON Lines
 /// (or any whitespace-separated sequence of values); without, exactly one value.
 /// A value cut off at the end of input is an error: partial values are never
-/// accepted. Memory: yajl's token buffer (the longest unfinished token).
+/// accepted. Memory: yajl's token buffer (the longest unfinished token);
+/// with `longStringBytes` and a ``JSONStringPieceHandler``, a longer string
+/// that reaches the end of a chunk is read by the parser itself and handed
+/// over in pieces, so no more than about that much plus a chunk.
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
 package final class JSONPushParser {
@@ -55,22 +58,39 @@ package final class JSONPushParser {
     /// read: its first byte, and the location it starts at.
     private var skippedFirst: UInt8 = 0
     private var skippedStart: (fed: Int64, newlines: Int, lineStart: Int64) = (0, 0, 0)
+    /// Where in the current chunk the bytes last given to yajl start.
+    @exclusivity(unchecked) private var yajlBase = 0
+    /// The handler that takes long strings in pieces, and how long a string
+    /// yajl holds at the end of a chunk must be for it to get them; nil:
+    /// yajl holds every string whole.
+    private let pieceHandler: JSONStringPieceHandler?
+    private let longStringBytes: Int
+    /// Set at the end of a chunk after which yajl holds a string longer than
+    /// `longStringBytes`: the validator as it was there, which says where
+    /// the next chunk finishes the character the string was cut inside.
+    @exclusivity(unchecked) private var cutFrom: JSONTextValidator?
+    /// The rest of a cut string, read by the parser (``JSONLongString``).
+    @exclusivity(unchecked) private var longString: JSONLongString?
 
     /// Creates a parser for the input called `name`; `multipleValues` accepts
     /// any number of top-level values (JSON Lines); `decompressed` says byte
     /// offsets are of a decompressed stream; `maxTokenBytes` bounds the bytes
-    /// read without any event (one giant string or number).
+    /// read without any event (one giant string or number); a string value
+    /// longer than `longStringBytes` that a chunk ends inside goes to a
+    /// ``JSONStringPieceHandler`` in pieces (nil, or another handler: whole).
     package init(
         handler: JSONEventHandler, name: String, multipleValues: Bool, decompressed: Bool = false,
-        maxTokenBytes: Int = 16 << 20
+        maxTokenBytes: Int = 16 << 20, longStringBytes: Int? = nil
     ) {
         self.handler = handler
+        pieceHandler = longStringBytes == nil ? nil : handler as? JSONStringPieceHandler
+        self.longStringBytes = longStringBytes ?? Int.max
         self.multipleValues = multipleValues
         self.maxTokenBytes = maxTokenBytes
         self.name = name
         self.decompressed = decompressed
         callbacks = .allocate(capacity: 1)
-        callbacks.initialize(to: Self.makeCallbacks())
+        callbacks.initialize(to: Self.makeCallbacks(cutting: false))
         // yajl keeps the pointer to `callbacks`, so it lives as long as `handle`.
         handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(self).toOpaque())
         if let handle {
@@ -166,8 +186,9 @@ package final class JSONPushParser {
     private func parseMarker(_ marker: UnsafeRawBufferPointer) throws(ParseError) {
         guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
         callbacks.pointee = Self.markerCallbacks
-        defer { callbacks.pointee = Self.makeCallbacks() }
+        defer { callbacks.pointee = Self.makeCallbacks(cutting: false) }
         currentChunk = marker
+        yajlBase = 0
         let status = yajl_parse(handle, marker.baseAddress!.assumingMemoryBound(to: UInt8.self), marker.count)
         try check(status, chunk: marker)
         currentChunk = nil
@@ -187,8 +208,12 @@ package final class JSONPushParser {
         try flushHead()
         guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
         currentChunk = nil
+        yajlBase = 0
         do { try validator.finish(at: 0) } catch {
             throw ParseError(.malformed(error.message), at: location(consumed: 0))
+        }
+        if longString != nil {
+            throw ParseError(.malformed(Self.yajlMessage(afterQuote: [], complete: true)), at: location(consumed: 0))
         }
         let status = yajl_complete_parse(handle)
         try check(status, chunk: UnsafeRawBufferPointer(start: nil, count: 0))
@@ -207,24 +232,25 @@ package final class JSONPushParser {
 
     private func parse(_ chunk: UnsafeRawBufferPointer) throws(ParseError) {
         guard chunk.count > 0 else { return }
-        guard let handle else { throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0)) }
+        guard handle != nil else {
+            throw ParseError(.malformed("yajl could not be started"), at: location(consumed: 0))
+        }
         currentChunk = chunk
+        eventSeen = false
         do {
             try validator.check(chunk)
         } catch {
             // Let yajl report a syntax error that comes first in the chunk.
-            let before = UnsafeRawBufferPointer(rebasing: chunk[..<error.offset])
-            if before.count > 0 {
-                try check(
-                    yajl_parse(handle, before.baseAddress!.assumingMemoryBound(to: UInt8.self), before.count),
-                    chunk: before)
-            }
+            if error.offset > 0 { try parseValid(chunk, upTo: error.offset) }
             throw ParseError(.malformed(error.message), at: location(consumed: error.offset))
         }
-        eventSeen = false
-        let status = yajl_parse(handle, chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
-        try check(status, chunk: chunk)
-        noteHeldToken(chunk)
+        try parseValid(chunk, upTo: chunk.count)
+        if let longString {
+            heldBytes = longString.rawBytes
+            heldIsString = true
+        } else {
+            noteHeldToken(chunk)
+        }
         if heldBytes > maxTokenBytes {
             throw ParseError(
                 .malformed(
@@ -236,9 +262,147 @@ package final class JSONPushParser {
                 .malformed("a number (or true, false, null) longer than \(Self.maxNumberBytes) bytes"),
                 at: location(consumed: chunk.count))
         }
+        if longString != nil {
+            handOver()
+        } else if pieceHandler != nil && heldIsString && heldBytes > longStringBytes {
+            cutFrom = validator
+        }
         countLines(chunk, upTo: chunk.count)
         fedBefore += Int64(chunk.count)
         currentChunk = nil
+    }
+
+    /// Parses `chunk[..<end]`, text the validator passed: the rest of a long
+    /// string by the parser (cutting the string yajl holds first, when the
+    /// last chunk asked for it), all else by yajl.
+    private func parseValid(_ chunk: UnsafeRawBufferPointer, upTo end: Int) throws(ParseError) {
+        var start = 0
+        if let from = cutFrom {
+            cutFrom = nil
+            if let finish = from.bytesToFinishCharacter(UnsafeRawBufferPointer(rebasing: chunk[..<end])) {
+                try yajlParse(chunk, from: 0, to: finish)
+                heldBytes += finish
+                try cut(at: finish)
+                start = finish
+            }
+        }
+        if longString != nil {
+            guard let closed = try readLongString(chunk, from: start, to: end) else { return }
+            start = closed
+        }
+        try yajlParse(chunk, from: start, to: end)
+    }
+
+    /// Hands `chunk[start..<end]` to yajl.
+    private func yajlParse(_ chunk: UnsafeRawBufferPointer, from start: Int, to end: Int) throws(ParseError) {
+        guard start < end, let handle else { return }
+        let part = UnsafeRawBufferPointer(rebasing: chunk[start..<end])
+        yajlBase = start
+        try check(yajl_parse(handle, part.baseAddress!.assumingMemoryBound(to: UInt8.self), part.count), chunk: part)
+    }
+
+    /// Ends yajl's part of the string it holds with a quote of our own, at
+    /// `offset` of the current chunk (where a character ends): its callback,
+    /// swapped in for this one call, begins ``longString``, which reads the
+    /// rest. An error yajl finds now, it would have found at the string's
+    /// end: it waits there.
+    private func cut(at offset: Int) throws(ParseError) {
+        guard let handle else { return }
+        var quote = UInt8(ascii: "\"")
+        yajlBase = offset
+        callbacks.pointee = Self.makeCallbacks(cutting: true)
+        let status = yajl_parse(handle, &quote, 1)
+        callbacks.pointee = Self.makeCallbacks(cutting: false)
+        if status == yajl_status_ok { return }
+        let reason: ParseError.Reason
+        if let failure {
+            reason = failure.reason
+        } else {
+            reason = .malformed(Self.message(of: handle, multipleValues: multipleValues))
+        }
+        if longString == nil { longString = JSONLongString(isKey: false, rawBytes: heldBytes) }
+        longString?.failure = reason
+        // yajl places some errors at the token's start (in the chunk where
+        // the token ends: at that chunk's start when the token began before).
+        longString?.failsAtStart = failure == nil && yajl_get_bytes_consumed(handle) == 0
+    }
+
+    /// Begins ``longString`` with yajl's part of it (during ``cut(at:)``).
+    private func beginLongString(_ text: ByteSpan, isKey: Bool) throws {
+        longString = JSONLongString(isKey: isKey, rawBytes: heldBytes)
+        if isKey {
+            longString?.decoded.append(contentsOf: text)
+        } else {
+            try pieceHandler?.stringStart(text)
+        }
+    }
+
+    /// Reads ``longString`` on from `chunk[start..<end]`; where it ends in
+    /// the chunk (just past the quote), nil when it goes on. At its end it
+    /// hands over the rest (a key whole), or reports what went wrong in it
+    /// there.
+    private func readLongString(
+        _ chunk: UnsafeRawBufferPointer, from start: Int, to end: Int
+    ) throws(ParseError) -> Int? {
+        let closed: Int?
+        do {
+            closed = try longString?.read(UnsafeRawBufferPointer(rebasing: chunk[start..<end]))
+        } catch {
+            throw ParseError(
+                .malformed(Self.yajlMessage(afterQuote: error.sample, complete: false)),
+                at: location(consumed: start + error.offset))
+        }
+        guard let closed else { return nil }
+        let stop = start + closed
+        handOver()
+        guard let string = longString else { return stop }
+        longString = nil
+        eventSeen = true
+        lastEventEnd = stop
+        if let failure = string.failure {
+            throw ParseError(
+                failure, at: location(consumed: string.failsAtStart ? max(0, stop - string.rawBytes) : stop))
+        }
+        do {
+            if string.isKey {
+                try string.decoded.withUnsafeBufferPointer { try handler.key($0) }
+            } else {
+                try pieceHandler?.stringEnd()
+            }
+        } catch {
+            throw ParseError(.rejected(error), at: location(consumed: stop))
+        }
+        return stop
+    }
+
+    /// Hands the long string's decoded bytes to the handler (a key's wait
+    /// for its end); a refusal is kept and reported at the string's end,
+    /// where a parse holding the string whole would have made it.
+    private func handOver() {
+        guard var string = longString, !string.isKey, string.failure == nil, !string.decoded.isEmpty else { return }
+        longString = nil
+        do {
+            try string.decoded.withUnsafeBufferPointer { try pieceHandler?.stringPiece($0) }
+        } catch {
+            string.failure = .rejected(error)
+        }
+        string.decoded.removeAll(keepingCapacity: true)
+        longString = string
+    }
+
+    /// yajl's message for `"` then `sample` inside an array (with
+    /// `complete`, at the end of the input): what it reports for the same
+    /// bytes in a string it holds whole. O(sample).
+    private static func yajlMessage(afterQuote sample: [UInt8], complete: Bool) -> String {
+        var table = yajl_callbacks()
+        let text: [UInt8] = [UInt8(ascii: "["), UInt8(ascii: "\"")] + sample
+        return withUnsafePointer(to: &table) { callbacks in
+            guard let handle = yajl_alloc(callbacks, nil, nil) else { return "invalid JSON" }
+            defer { yajl_free(handle) }
+            var status = text.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, $0.count) }
+            if status == yajl_status_ok && complete { status = yajl_complete_parse(handle) }
+            return message(of: handle, multipleValues: true)
+        }
     }
 
     /// How much of an unfinished token yajl holds after `chunk`. Events end
@@ -261,10 +425,17 @@ package final class JSONPushParser {
 
     private func check(_ status: yajl_status, chunk: UnsafeRawBufferPointer) throws(ParseError) {
         if status == yajl_status_ok { return }
-        let consumed = chunk.count > 0 ? Int(yajl_get_bytes_consumed(handle)) : 0
+        let consumed = chunk.count > 0 ? yajlBase + Int(yajl_get_bytes_consumed(handle)) : 0
         if let failure { throw failure }
+        guard let handle else { throw ParseError(.malformed("invalid JSON"), at: location(consumed: consumed)) }
+        throw ParseError(
+            .malformed(Self.message(of: handle, multipleValues: multipleValues)), at: location(consumed: consumed))
+    }
+
+    /// yajl's message for the error `handle` stopped at, on one line.
+    private static func message(of handle: yajl_handle, multipleValues: Bool) -> String {
         var message = "invalid JSON"
-        if let text = yajl_get_error(handle, 0, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count) {
+        if let text = yajl_get_error(handle, 0, nil, 0) {
             message = String(cString: text).trimmingWhitespace
             yajl_free_error(handle, text)
         }
@@ -272,7 +443,7 @@ package final class JSONPushParser {
             message +=
                 " (another value follows the first: if this is JSON Lines, give --format jsonl or name it .jsonl)"
         }
-        throw ParseError(.malformed(message), at: location(consumed: consumed))
+        return message
     }
 
     /// The location `consumed` bytes into the current chunk.
@@ -294,7 +465,7 @@ package final class JSONPushParser {
 
     /// The current location (during a callback: just after the current token).
     package var location: SourceLocation {
-        location(consumed: currentChunk == nil ? 0 : Int(yajl_get_bytes_consumed(handle)))
+        location(consumed: currentChunk == nil ? 0 : yajlBase + Int(yajl_get_bytes_consumed(handle)))
     }
 
     private func countLines(_ chunk: UnsafeRawBufferPointer, upTo end: Int) {
@@ -322,7 +493,7 @@ package final class JSONPushParser {
 
     private func deliver(_ body: () throws -> Void) -> Int32 {
         eventSeen = true
-        lastEventEnd = Int(yajl_get_bytes_consumed(handle))
+        lastEventEnd = yajlBase + Int(yajl_get_bytes_consumed(handle))
         do {
             try body()
             return 1
@@ -332,7 +503,9 @@ package final class JSONPushParser {
         }
     }
 
-    private static func makeCallbacks() -> yajl_callbacks {
+    /// The callbacks; with `cutting`, a string or key begins ``longString``
+    /// (yajl reads them through the pointer it was given at each call).
+    private static func makeCallbacks(cutting: Bool) -> yajl_callbacks {
         var table = yajl_callbacks()
         table.yajl_null = { context in
             JSONPushParser.deliver(context) { try $0.scalar(.null, ByteSpan(start: nil, count: 0)) }
@@ -366,6 +539,17 @@ package final class JSONPushParser {
         }
         table.yajl_end_array = { context in
             JSONPushParser.deliver(context) { try $0.endArray() }
+        }
+        guard cutting else { return table }
+        table.yajl_string = { context, text, length in
+            Unmanaged<JSONPushParser>.fromOpaque(context!)._withUnsafeGuaranteedRef { parser in
+                parser.deliver { try parser.beginLongString(ByteSpan(start: text, count: length), isKey: false) }
+            }
+        }
+        table.yajl_map_key = { context, text, length in
+            Unmanaged<JSONPushParser>.fromOpaque(context!)._withUnsafeGuaranteedRef { parser in
+                parser.deliver { try parser.beginLongString(ByteSpan(start: text, count: length), isKey: true) }
+            }
         }
         return table
     }

@@ -42,6 +42,21 @@ struct JSONTextValidator {
         }
     }
 
+    /// How many of `bytes`' first bytes finish the character or escape (a
+    /// surrogate pair's both halves) that the text checked so far ends
+    /// inside: 0 when it ends between characters; nil when `bytes` does not
+    /// finish it (or is not valid). A long string cut there ends on a whole
+    /// character. O(1): at most 11 bytes are stepped, on a copy.
+    func bytesToFinishCharacter(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var copy = self
+        var index = 0
+        while copy.continuations > 0 || copy.escape > 0 || copy.awaitingLow > 0 {
+            guard index < bytes.count, (try? copy.step(bytes[index], at: index)) != nil else { return nil }
+            index += 1
+        }
+        return index
+    }
+
     /// At the end of the input: nothing may be left unfinished.
     func finish(at offset: Int) throws(Problem) {
         if continuations > 0 { throw Problem(offset: offset, message: "the input ends inside a UTF-8 sequence") }
@@ -139,7 +154,8 @@ struct JSONTextValidator {
         Problem(offset: offset, message: "a \\u escape of a high surrogate has no low surrogate after it")
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
+    /// The value of a hex digit, nil for any other byte.
+    static func hexValue(_ byte: UInt8) -> UInt32? {
         switch byte {
         case 0x30...0x39: return UInt32(byte - 0x30)
         case 0x41...0x46: return UInt32(byte - 0x37)

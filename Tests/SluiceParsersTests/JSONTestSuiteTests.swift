@@ -4,11 +4,16 @@ import SluiceTestSupport
 import Testing
 
 /// Parses a whole file as one JSON document; returns the error, if any.
-func jsonVerdict(_ path: String, chunk: Int = 65_536) -> ParseError? {
+/// With `pieces`, every string a chunk ends inside is read on by the parser
+/// and handed over in pieces (``JSONStringPieceHandler``).
+func jsonVerdict(_ path: String, chunk: Int = 65_536, pieces: Bool = false) -> ParseError? {
     guard let data = FileManager.default.contents(atPath: path) else {
         return ParseError(.malformed("unreadable"), at: SourceLocation(file: path))
     }
-    let parser = JSONPushParser(handler: EventLog(), name: path, multipleValues: false)
+    let parser =
+        pieces
+        ? JSONPushParser(handler: PieceLog(), name: path, multipleValues: false, longStringBytes: 1)
+        : JSONPushParser(handler: EventLog(), name: path, multipleValues: false)
     let bytes = [UInt8](data)
     do {
         try feedInChunks(bytes, chunk) { try parser.feed($0) }
@@ -99,6 +104,18 @@ let implementationDefined: [String: Bool] = [
             let whole = jsonVerdict("\(folder)/\(name)") == nil
             let bytewise = jsonVerdict("\(folder)/\(name)", chunk: 1) == nil
             #expect(whole == bytewise, "\(name)")
+        }
+    }
+
+    /// Strings the parser reads on itself get yajl's verdicts, messages and
+    /// places, whatever the chunks.
+    @Test func stringsInPiecesGiveTheSameVerdictsAndErrors() throws {
+        for name in try files("") where name.hasSuffix(".json") {
+            for chunk in [1, 3] {
+                let plain = jsonVerdict("\(folder)/\(name)", chunk: chunk)
+                let pieced = jsonVerdict("\(folder)/\(name)", chunk: chunk, pieces: true)
+                #expect(plain?.description == pieced?.description, "\(name), chunks of \(chunk)")
+            }
         }
     }
 }

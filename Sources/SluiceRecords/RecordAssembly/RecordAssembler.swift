@@ -14,7 +14,7 @@ package protocol RecordSink: AnyObject {
 /// outside records is skipped without being stored: memory holds one record.
 /// Hot stored properties skip the dynamic exclusivity check (ARCHITECTURE.md,
 /// "Hot path").
-package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
+package final class RecordAssembler: XMLEventHandler, JSONStringPieceHandler {
     private let routes: [CompiledMapping.Route]
     /// Not retained: the sink usually owns the assembler (the import's parse
     /// side is the sink of the assembler it reads with).
@@ -41,6 +41,9 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
     /// For JSON containers outside records: whether it is an array, and the
     /// mask its next member's value matches.
     @exclusivity(unchecked) private var jsonFrames: [(isArray: Bool, childMask: UInt64)] = []
+    /// Whether the record being assembled is a string that arrives in
+    /// pieces (``stringStart(_:)``): it ends with the string.
+    private var stringRecord = false
     /// The route of the record being assembled, or -1.
     @exclusivity(unchecked) private var recordRoute = -1
     /// Depth of nesting inside the current record.
@@ -175,6 +178,31 @@ package final class RecordAssembler: XMLEventHandler, JSONEventHandler {
             tree.open(nodeKind, value: text)
             try endRecord()
         }
+    }
+
+    package func stringStart(_ text: ByteSpan) throws {
+        if isInRecord {
+            tree.open(.string, value: text)
+            try checkSize()
+            return
+        }
+        if let route = completeRoute(valueMask()) {
+            beginRecord(route: route)
+            tree.open(.string, value: text)
+            stringRecord = true
+        }
+    }
+
+    package func stringPiece(_ text: ByteSpan) throws {
+        guard isInRecord else { return }
+        tree.appendToLastValue(text)
+        try checkSize()
+    }
+
+    package func stringEnd() throws {
+        guard stringRecord else { return }
+        stringRecord = false
+        try endRecord()
     }
 
     private func startContainer(isArray: Bool) throws {

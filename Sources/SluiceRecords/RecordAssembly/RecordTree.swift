@@ -186,6 +186,31 @@ package struct RecordTree: Sendable {
         lastValueLength = Int(nodes[index].valueLength)
     }
 
+    /// Appends a piece of the value of the node opened last (a JSON string
+    /// that arrives in pieces): to its place in ``spill`` once the value is
+    /// longer than ``ValueSpill/threshold``, else (or when the spill cannot
+    /// be written, the value read back first) to `bytes`, where that value
+    /// was the last written. O(piece); O(value) when the value moves.
+    package mutating func appendToLastValue(_ piece: ByteSpan) {
+        guard let last = nodes.indices.last else { return }
+        let node = nodes[last]
+        if spill != nil && (node.spilled || Int(node.valueLength) + piece.count > ValueSpill.threshold)
+            && appendSpilledText(piece, to: last)
+        {
+            return
+        }
+        if node.spilled {
+            let value = spilledValue(node)
+            spilledBytes -= value.count
+            nodes[last].spilled = false
+            nodes[last].valueStart = Int32(bytes.count)
+            bytes.append(contentsOf: value)
+        }
+        bytes.append(contentsOf: piece)
+        nodes[last].valueLength += Int32(piece.count)
+        lastValueLength = Int(nodes[last].valueLength)
+    }
+
     /// Whether a spilled element text is only white space. O(value).
     private func spilledIsLayout(_ node: Node) -> Bool {
         var layout = true
