@@ -21,7 +21,7 @@ struct PostgresFirstLoadTests {
           Event:
             records: $
             key: id
-            attributes: {id: integer, kind: string, score: {type: integer, default: "0"}, note: string}
+            attributes: {id: integer, kind: string, score: {type: integer, default: "0"}, note: string, at: date}
             relationships:
               actor: {entity: Actor, source: actor}
               tags: {entity: Tag, source: "tags[*]", many: true, missing: stub}
@@ -39,7 +39,10 @@ struct PostgresFirstLoadTests {
         var generator = SplitMix(seed: 11)
         let first = (1...count).shuffled(using: &generator).map { id in
             let note = id % 5 == 0 ? #", "note": "n\#(id)""# : ""
-            return #"{"id": \#(id), "kind": "k\#(id % 7)", "score": \#(id * 3)\#(note), "#
+            let fraction = ["", ".5", ".123456", ".02"][id % 4]
+            let at =
+                "19\(70 + id % 30)-0\(id % 9 + 1)-1\(id % 10)T0\(id % 10):\(10 + id % 50):0\(id % 10)\(fraction)+02:00"
+            return #"{"id": \#(id), "kind": "k\#(id % 7)", "score": \#(id * 3)\#(note), "at": "\#(at)", "#
                 + #""actor": {"id": \#(id % 40), "login": "a\#(id % 40)-\#(id % 3)"}, "#
                 + #""tags": ["t\#(id % 5)", "u\#(id % 3)"\#(id % 4 == 0 ? #", "t\#(id % 5)""# : "")]}"#
         }

@@ -13,6 +13,10 @@
 /// checkpoint are those of the staged merge: a kill rolls back the `COPY`
 /// with the rest of the batch.
 extension PostgresStore {
+    /// 2000-01-01 UTC, from which PostgreSQL counts a timestamp's
+    /// microseconds, in microseconds since 1970-01-01.
+    static let postgresEpoch: Int64 = 946_684_800 * 1_000_000
+
     /// The savepoint of a batch's direct load.
     static let directLoad = "_sluice_direct_load"
 
@@ -24,23 +28,27 @@ extension PostgresStore {
     /// every row inserted. Returns nil, having written nothing, when the
     /// table is not loaded directly (it held rows when the run met it, its
     /// keys are recorded as seen, it stubs references, it is keyless or
-    /// update-only) or when a key was stored already. O(rows × masks) to
-    /// pick the rows of each `COPY`, plus the server's inserts.
+    /// update-only, it has a decimal column, whose binary form is the
+    /// server's own), when a key was stored already or when a date is not
+    /// in the stored form. O(rows × masks) to pick the rows of each `COPY`,
+    /// plus the server's inserts.
     func loadDirectly(
         _ rows: RowArena, _ order: [Int], _ groups: [Int], _ masks: [ColumnMask], into table: Table
     ) throws(StoreError) -> EntityCounts? {
         let schema = table.schema
-        guard table.loadsDirectly, !schema.keyColumns.isEmpty, schema.mode != .updateOnly,
+        guard table.loadsDirectly, !table.types.contains(.numeric), !schema.keyColumns.isEmpty,
+            schema.mode != .updateOnly,
             !seenTracked.contains(schema.name), !schema.references.contains(where: { $0.missing == .stub })
         else { return nil }
         let action = "copying rows into \(pgQuoted(schema.name))"
         try connection.execute("SAVEPOINT \(Self.directLoad)", action)
+        var unencodable = false
         do throws(StoreError) {
             for (group, mask) in masks.enumerated() {
-                try copyDirectly(rows, order, groups, group, mask, into: table, action)
+                try copyDirectly(rows, order, groups, group, mask, into: table, action, unencodable: &unencodable)
             }
             try connection.execute("RELEASE SAVEPOINT \(Self.directLoad)", action)
-        } catch  where error.cause == .constraint {
+        } catch  where error.cause == .constraint || unencodable {
             try connection.execute("ROLLBACK TO SAVEPOINT \(Self.directLoad)", action)
             try connection.execute("RELEASE SAVEPOINT \(Self.directLoad)", action)
             table.loadsDirectly = false
@@ -52,10 +60,13 @@ extension PostgresStore {
     }
 
     /// One `COPY` of the rows of `group` (those that mention the columns of
-    /// `mask`) into `table`'s present columns, in key order.
+    /// `mask`) into `table`'s present columns, in key order. A date goes in
+    /// the server's binary form (microseconds since 2000-01-01 UTC), which
+    /// the staging table leaves to a cast from text; a date cell not in
+    /// the stored form sets `unencodable` and stops the `COPY`.
     private func copyDirectly(
         _ rows: RowArena, _ order: [Int], _ groups: [Int], _ group: Int, _ mask: ColumnMask, into table: Table,
-        _ action: String
+        _ action: String, unencodable: inout Bool
     ) throws(StoreError) {
         let present = table.schema.columns.indices.filter { mask.contains($0) }
         let names = present.map { pgQuoted(table.schema.columns[$0].name) }.joined(separator: ", ")
@@ -65,7 +76,19 @@ extension PostgresStore {
                 for (position, row) in order.enumerated() where groups[position] == group {
                     buffer.beginRow(fields: present.count)
                     for column in present {
-                        try encode(rows, row, column, as: column, of: table, bytes, into: &buffer, action)
+                        guard table.types[column] == .timestamp, case .text(let offset, let length) = rows[row, column]
+                        else {
+                            try encode(rows, row, column, as: column, of: table, bytes, into: &buffer, action)
+                            continue
+                        }
+                        let text = UnsafeBufferPointer(rebasing: bytes[Int(offset)..<Int(offset + length)])
+                        guard let micros = DateText.storedMicroseconds(text) else {
+                            unencodable = true
+                            throw StoreError(
+                                path: name, action: action,
+                                message: "record \(rows.ordinals[row]): a date not in the stored form", code: 0)
+                        }
+                        buffer.int64(micros - Self.postgresEpoch)
                     }
                 }
             }
@@ -160,10 +183,15 @@ extension PostgresStore {
     /// The most links a source may stand with in a directly loaded batch.
     static let directLinksPerSource = 64
 
-    /// Whether table `name` holds no row: one probe of its first page.
-    func isEmpty(_ name: String) throws(StoreError) -> Bool {
-        try connection.strings(
-            "SELECT NOT EXISTS (SELECT 1 FROM \(pgQuoted(name)))", "looking for rows in \(pgQuoted(name))"
+    /// Whether `schema`'s stored table holds no row (one probe of its first
+    /// page) and stores each mapped column as the type sluice makes it, whose
+    /// binary form the direct `COPY` writes (an adopted `integer` or `date`
+    /// column takes another).
+    func isEmptyWithOwnTypes(_ schema: TableSchema) throws(StoreError) -> Bool {
+        let stored = Dictionary(try storedColumnTypes(schema.name), uniquingKeysWith: { first, _ in first })
+        guard schema.columns.allSatisfy({ stored[$0.name] == PostgresType($0.type).storedName }) else { return false }
+        return try connection.strings(
+            "SELECT NOT EXISTS (SELECT 1 FROM \(pgQuoted(schema.name)))", "looking for rows in \(pgQuoted(schema.name))"
         ).first == "t"
     }
 }

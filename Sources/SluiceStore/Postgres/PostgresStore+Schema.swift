@@ -94,7 +94,7 @@ extension PostgresStore {
         } else {
             state = Table(schema: schema)
             state.loadsDirectly = stored.isEmpty
-            if !stored.isEmpty { state.loadsDirectly = try isEmpty(schema.name) }
+            if !stored.isEmpty { state.loadsDirectly = try isEmptyWithOwnTypes(schema) }
         }
         state.schema = schema
         state.types = schema.columns.map { PostgresType($0.type) }
