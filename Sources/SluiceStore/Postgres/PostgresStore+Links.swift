@@ -18,6 +18,7 @@ extension PostgresStore {
 
     package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
         let sources = BatchRows.linkSources(rows, link)
+        if try loadLinksDirectly(rows, sources, link) { return }
         let stage = try linkStage(link)
         let columns = linkColumns(link)
         let width = link.sourceColumns.count
@@ -201,6 +202,24 @@ extension PostgresStore {
         return stage
     }
 
+    /// Writes cell `column` of link row `row` into the COPY as a value of
+    /// the link table's column; a value its type cannot hold fails naming
+    /// the record and the column.
+    func encodeLink(
+        _ rows: RowArena, _ row: Int, _ column: Int, _ columns: [(name: String, type: PostgresType)],
+        _ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout CopyBuffer, _ action: String
+    ) throws(StoreError) {
+        do throws(CellMismatch) {
+            try columns[column].type.encode(rows[row, column], bytes, into: &buffer)
+        } catch {
+            throw StoreError(
+                path: name, action: action,
+                message:
+                    "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
+                    + "and the value \(error.cell) is not one", code: 0)
+        }
+    }
+
     /// Copies the rows that stand and every source of the batch.
     private func copyLinks(
         _ rows: RowArena, _ sources: [BatchRows.LinkSource], _ link: LinkSchema,
@@ -211,15 +230,7 @@ extension PostgresStore {
         let action = "copying the links of \(pgQuoted(link.name))"
         try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
             let encode = { (buffer: inout CopyBuffer, row: Int, column: Int) throws(StoreError) in
-                do throws(CellMismatch) {
-                    try columns[column].type.encode(rows[row, column], bytes, into: &buffer)
-                } catch {
-                    throw StoreError(
-                        path: self.name, action: action,
-                        message:
-                            "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
-                            + "and the value \(error.cell) is not one", code: 0)
-                }
+                try self.encodeLink(rows, row, column, columns, bytes, into: &buffer, action)
             }
             try connection.copy("COPY \(stage.rows) FROM STDIN (FORMAT binary)", action) {
                 (buffer) throws(StoreError) in

@@ -36,6 +36,7 @@ extension PostgresStore {
             sizes[group] += 1
             groups.append(group)
         }
+        if deletions == 0, let counts = try loadDirectly(rows, order, groups, masks, into: table) { return counts }
         // A second batch of the entity in the group reuses its staging
         // table: the first one's stubs go before it is refilled.
         if let earlier = table.unstubbed { try stubStaged(earlier, table) }
@@ -149,9 +150,8 @@ extension PostgresStore {
     private func copyRows(
         _ rows: RowArena, _ order: [Int], _ groups: [Int], columns: [Int], into stage: String, _ table: Table
     ) throws(StoreError) {
-        let schema = table.schema
         let names = (["_group"] + columns.map { "c\($0)" }).joined(separator: ", ")
-        let action = "copying rows into \(pgQuoted(schema.name))"
+        let action = "copying rows into \(pgQuoted(table.schema.name))"
         try connection.copy("COPY \(stage) (\(names)) FROM STDIN (FORMAT binary)", action) {
             (buffer) throws(StoreError) in
             try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
@@ -159,26 +159,37 @@ extension PostgresStore {
                     buffer.beginRow(fields: columns.count + 1)
                     buffer.int64(Int64(groups[position]))
                     for (cell, column) in columns.enumerated() {
-                        if case .spilledText(let descriptor, let length) = rows[row, cell] {
-                            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
-                            continue
-                        }
-                        if case .spilledBlob(let descriptor, let length) = rows[row, cell] {
-                            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
-                            continue
-                        }
-                        do throws(CellMismatch) {
-                            try table.types[column].encode(rows[row, cell], bytes, into: &buffer)
-                        } catch {
-                            throw StoreError(
-                                path: name, action: action,
-                                message:
-                                    "record \(rows.ordinals[row]): column \(pgQuoted(schema.columns[column].name)) is "
-                                    + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
-                        }
+                        try encode(rows, row, cell, as: column, of: table, bytes, into: &buffer, action)
                     }
                 }
             }
+        }
+    }
+
+    /// Writes cell `cell` of row `row` into the COPY as a value of `table`'s
+    /// column `column`: a spilled value streamed from the side file, any
+    /// other converted by the column's type; a value the type cannot hold
+    /// fails naming the record and the column. O(value).
+    func encode(
+        _ rows: RowArena, _ row: Int, _ cell: Int, as column: Int, of table: Table, _ bytes: UnsafeBufferPointer<UInt8>,
+        into buffer: inout CopyBuffer, _ action: String
+    ) throws(StoreError) {
+        if case .spilledText(let descriptor, let length) = rows[row, cell] {
+            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
+            return
+        }
+        if case .spilledBlob(let descriptor, let length) = rows[row, cell] {
+            try Self.copySpilled(rows, descriptor, length, into: &buffer, path: name, action)
+            return
+        }
+        do throws(CellMismatch) {
+            try table.types[column].encode(rows[row, cell], bytes, into: &buffer)
+        } catch {
+            throw StoreError(
+                path: name, action: action,
+                message:
+                    "record \(rows.ordinals[row]): column \(pgQuoted(table.schema.columns[column].name)) is "
+                    + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
         }
     }
 

@@ -88,7 +88,14 @@ extension PostgresStore {
                 "indexing the reference \(pgQuoted(column)) of \(table)")
         }
         if seenTracked.contains(schema.name) { try alignKeyTables(schema) }
-        let state = tables[schema.name] ?? Table(schema: schema)
+        let state: Table
+        if let known = tables[schema.name] {
+            state = known
+        } else {
+            state = Table(schema: schema)
+            state.loadsDirectly = stored.isEmpty
+            if !stored.isEmpty { state.loadsDirectly = try isEmptyWithOwnTypes(schema) }
+        }
         state.schema = schema
         state.types = schema.columns.map { PostgresType($0.type) }
         tables[schema.name] = state
@@ -204,11 +211,13 @@ extension PostgresStore {
             try forgetDanglingCount(of: link)
             dropped = true
         }
+        if dropped { bulkLinks.insert(link.name) }
         return dropped
     }
 
     /// Builds the target index ``beginBulkLinks(_:)`` dropped.
     package func endBulkLinks(_ link: LinkSchema) throws(StoreError) {
+        bulkLinks.remove(link.name)
         try withSchemaLock("indexing the link table \(pgQuoted(link.name))") { () throws(StoreError) in
             try createTargetIndex(link)
         }

@@ -21,6 +21,11 @@ package final class PostgresStore: RowStore {
     /// The link tables, as ``prepare(_:links:)`` made them, and their staging.
     var linkSchemas: [LinkSchema] = []
     var linkStages: [String: LinkStage] = [:]
+    /// The link tables whose batches are copied straight into them
+    /// (``loadLinksDirectly(_:_:_:)``): empty at their first batch, between
+    /// ``beginBulkLinks(_:)`` and ``endBulkLinks(_:)``, until a link is
+    /// found stored.
+    var bulkLinks: Set<String> = []
     /// The tables whose keys this run records as seen.
     var seenTracked: Set<String> = []
     package internal(set) var migrations: [String] = []
@@ -56,6 +61,10 @@ package final class PostgresStore: RowStore {
         /// Whether this run deleted rows of the table by key: its link rows
         /// are then written only for sources still stored.
         var deletedByKey = false
+        /// Whether the table's batches are copied straight into it
+        /// (``loadDirectly(_:_:_:_:into:)``): it held no row when the run
+        /// first met it, and no batch has found a key stored since.
+        var loadsDirectly = false
         /// The schema of the batch in the staging table whose stubs are not
         /// made yet (see ``stubReferences(_:_:)``).
         var unstubbed: TableSchema?

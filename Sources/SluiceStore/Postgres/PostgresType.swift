@@ -48,6 +48,14 @@ enum PostgresType: Equatable {
         }
     }
 
+    /// The column's type as `information_schema.columns.data_type` names it.
+    var storedName: String {
+        switch self {
+        case .timestamp: return "timestamp with time zone"
+        default: return sql
+        }
+    }
+
     /// The type of the staging column the cell is copied into: the column's
     /// own, except numbers and times, which go as text and are cast by the
     /// server (their binary forms are the server's internal ones).
