@@ -34,7 +34,14 @@ struct DocumentParser {
     /// line and column they have in the whole input). XML is fed whole, the
     /// units it skips each replaced by a marker (``feed(skipping:starts:ends:)``).
     func skip(to unit: UnitBoundary) throws(ParseError) {
-        try json?.skip(to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
+        try skip(to: unit.byteOffset, line: unit.line, column: unit.column)
+    }
+
+    /// Places the next bytes at `byteOffset`, `line` and `column` (1-based)
+    /// of the input: ``skip(to:)`` of a unit read from its place
+    /// (``UnitPositions``).
+    func skip(to byteOffset: Int64, line: Int, column: Int) throws(ParseError) {
+        try json?.skip(to: byteOffset, line: line, lineStart: byteOffset - Int64(column - 1))
     }
 
     /// Reads `bytes` of an XML unit the parse skips, in its place a marker
