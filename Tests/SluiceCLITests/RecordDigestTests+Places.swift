@@ -51,8 +51,9 @@ extension RecordDigestTests {
         #expect(measured.status == 0)
         // 20 gone (multiples of 150), 20 changed (multiples of 100 but not of 300).
         #expect(try unchangedRecords(skipping) == 3_000 - 20 - 20)
-        // The hash pass reads the file once; the store and the changed units add little.
-        #expect(measured.read > size && measured.read < size * 3 / 2, "read \(measured.read) of \(size)")
+        // The hash pass reads the file once; the store and the changed units add little
+        // (1.4 times the file's size where three passes read 3.3 times).
+        #expect(measured.read > size && measured.read < size * 2, "read \(measured.read) of \(size)")
         _ = try run(parsing, ["--no-skip", "--delete-missing", next])
         #expect(rows(skipping) == rows(parsing))
         #expect(try deleted(skipping) == deleted(parsing))
