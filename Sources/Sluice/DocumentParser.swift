@@ -35,7 +35,14 @@ struct DocumentParser {
     /// JSON document are fed whole, the units they skip each replaced by a
     /// marker (``feed(skipping:starts:ends:)``).
     func skip(to unit: UnitBoundary) throws(ParseError) {
-        try json?.skip(to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(unit.column - 1))
+        try skip(to: unit.byteOffset, line: unit.line, column: unit.column)
+    }
+
+    /// Places the next bytes at `byteOffset`, `line` and `column` (1-based)
+    /// of the input: ``skip(to:)`` of a unit read from its place
+    /// (``UnitPositions``).
+    func skip(to byteOffset: Int64, line: Int, column: Int) throws(ParseError) {
+        try json?.skip(to: byteOffset, line: line, lineStart: byteOffset - Int64(column - 1))
     }
 
     /// XML: starts a parse of part of a document at `unit`, its first unit:

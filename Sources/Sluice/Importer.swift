@@ -185,6 +185,8 @@ public struct Importer: Sendable {
         do throws(ImportError) {
             let spools = try pipeline.planSkipping(sources, cancellation: cancellation)
             for (index, (path, opened, format)) in sources.enumerated() {
+                // A file whose selected units the plan placed is read at their places alone.
+                if try pipeline.parsePlaced(index, name: path, format: format, size: opened.totalBytes) { continue }
                 // A stream that a run that skips spooled is read from its spool.
                 let source: ByteSource = spools[index]?.reader() ?? opened
                 try pipeline.beginInput(name: path, format: format, compressed: source.compression != .none)

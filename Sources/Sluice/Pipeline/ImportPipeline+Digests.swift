@@ -114,6 +114,31 @@ extension ImportPipeline {
         return inputs.map(\.spool)
     }
 
+    /// Parses input `index` (called `name`, of `format`, `size` bytes) of a
+    /// run that skips from the places of its selected units, when the plan
+    /// kept them (``SkipPlan/places(of:)``) and the run parses on this
+    /// thread: the rest of the file is not read again. Returns false, having
+    /// read nothing, when the input is to be read whole.
+    func parsePlaced(_ index: Int, name: String, format: InputFormat, size: Int64?) throws(ImportError) -> Bool {
+        guard let plan = skipPlan, let places = plan.places(of: index), let size, parseSide.workers == nil,
+            let selection = parseSide.recorder?.selection
+        else { return false }
+        try beginInput(name: name, format: format, compressed: false)
+        do throws(ImportError) {
+            try places.forEachSelected(
+                input: index, path: name, selection: selection, chunkSize: options.chunkSize
+            ) { ordinal, place, piece, first, last throws(ImportError) in
+                try parseSide.feedPlaced(ordinal, place, piece, first: first, last: last)
+            }
+        } catch {
+            if case .input(let failure) = error { throw damaged(failure) }
+            throw error
+        }
+        parseSide.endPlaced(units: plan.unitCounts[index], size: size)
+        try endInput()
+        return true
+    }
+
     /// Saves the units the run read, in digest order, ``unitsPerSave`` a
     /// transaction; the last marks the set valid. A run under another
     /// fingerprint that voids per key keeps the store's set instead, with the

@@ -50,24 +50,46 @@ extension SkipPlan {
             }
             sink.recorder = recorder
             try recorder.begin(name: input.name, input: index, compiled: compiled, multipleValues: multiple)
+            let parse = { (piece: UnsafeRawBufferPointer) throws(ImportError) in
+                do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
+            }
+            let reposition = { (unit: UnitBoundary, _: UnitContext) throws(ImportError) in
+                do throws(ParseError) { try parser.skip(to: unit) } catch { throw .parse(error) }
+                assembler.numberNext(unit.ordinal)
+            }
             do throws(ImportError) {
-                try read(input) { chunk throws(ImportError) in
-                    guard !overflow else { return }
-                    try recorder.feed(chunk) { piece throws(ImportError) in
-                        do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
-                    } blank: { piece, starts, ends throws(ImportError) in
-                        do throws(ParseError) { try parser.feed(skipping: piece, starts: starts, ends: ends) } catch {
-                            throw .parse(error)
+                if let places = places(of: index) {
+                    try places.forEachSelected(
+                        input: index, path: input.name, selection: selection, chunkSize: options.chunkSize
+                    ) { ordinal, place, piece, first, last throws(ImportError) in
+                        guard !overflow else { return }
+                        try recorder.feedPlaced(ordinal, place, piece, first: first, last: last, parse: parse) {
+                            ordinal, place throws(ImportError) in
+                            do throws(ParseError) {
+                                try parser.skip(to: place.start, line: place.line, column: place.column)
+                            } catch {
+                                throw .parse(error)
+                            }
+                            assembler.numberNext(ordinal)
                         }
-                    } reposition: { unit, _ throws(ImportError) in
-                        do throws(ParseError) { try parser.skip(to: unit) } catch { throw .parse(error) }
-                        assembler.numberNext(unit.ordinal)
+                    }
+                    recorder.endPlaced(units: unitCounts[index])
+                } else {
+                    try read(input) { chunk throws(ImportError) in
+                        guard !overflow else { return }
+                        try recorder.feed(
+                            chunk, parse: parse,
+                            blank: { piece, starts, ends throws(ImportError) in
+                                do throws(ParseError) {
+                                    try parser.feed(skipping: piece, starts: starts, ends: ends)
+                                } catch {
+                                    throw .parse(error)
+                                }
+                            }, reposition: reposition)
                     }
                 }
                 if overflow { return nil }
-                try recorder.flushHeld { piece throws(ImportError) in
-                    do throws(ParseError) { try parser.feed(piece) } catch { throw .parse(error) }
-                }
+                try recorder.flushHeld(parse)
                 do throws(ParseError) { if recorder.fedDocument { try parser.finish() } } catch {
                     throw ImportError.parse(error)
                 }
@@ -155,8 +177,11 @@ extension SkipPlan {
     }
 
     /// Reads `input` from its start, a chunk at a time: its spool when it
-    /// has one, else the file.
-    func read(_ input: PlannedInput, _ body: (UnsafeRawBufferPointer) throws(ImportError) -> Void) throws(ImportError) {
+    /// has one, else the file. Returns its compression.
+    @discardableResult
+    func read(
+        _ input: PlannedInput, _ body: (UnsafeRawBufferPointer) throws(ImportError) -> Void
+    ) throws(ImportError) -> Compression {
         let source: ByteSource
         if let spool = input.spool {
             source = spool.reader()
@@ -168,7 +193,7 @@ extension SkipPlan {
         while true {
             let count: Int
             do { count = try source.read(into: buffer) } catch { throw .input(error) }
-            if count == 0 { return }
+            if count == 0 { return source.compression }
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }

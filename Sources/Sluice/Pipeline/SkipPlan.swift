@@ -58,6 +58,10 @@ final class SkipPlan {
     /// ends inside one, or inside an element around them): then every unit
     /// is selected.
     private(set) var refusal: String?
+    /// Where the units of each input that the probe and the parse may read
+    /// from their places lie (a file, not compressed, of units without
+    /// context: ``UnitPositions``), as the hash pass found them.
+    private(set) var places: UnitPositions?
     /// The entities the store's set covered when the run started
     /// (``DigestSet/covered``).
     let covered: Set<String>
@@ -212,7 +216,13 @@ final class SkipPlan {
     private func hashUnits(_ inputs: [PlannedInput]) throws(ImportError) -> DigestSorter {
         let sorter = DigestSorter(directory: directory)
         let recorder = UnitRecorder(secret: secret, directory: directory)
+        if inputs.contains(where: placeable) {
+            do { places = try UnitPositions(directory: directory) } catch { throw .spill(error) }
+        }
         for (index, input) in inputs.enumerated() {
+            recorder.positions = placeable(input) ? places : nil
+            recorder.positions?.begin(input: index)
+            var compression = Compression.none
             recorder.unitEnded = { unit throws(ImportError) in
                 let entry = DigestEntry(
                     digest: unit.digest, payload: Self.payload(input: index, ordinal: recorder.unitsSeen))
@@ -221,7 +231,7 @@ final class SkipPlan {
             try recorder.begin(
                 name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
             do {
-                try read(input) { chunk throws(ImportError) in
+                compression = try read(input) { chunk throws(ImportError) in
                     try recorder.feed(chunk) { _ throws(ImportError) in
                     } blank: { _, _, _ throws(ImportError) in
                     } reposition: { _, _ throws(ImportError) in
@@ -238,9 +248,28 @@ final class SkipPlan {
                 }
             }
             unitCounts.append(recorder.unitsSeen)
+            // An input that failed leaves a refusal: no unit is read at its place.
+            do throws(SpillError) { try recorder.positions?.end(complete: compression == .none) } catch {
+                throw .spill(error)
+            }
         }
         refusal = refusal ?? recorder.refusal
         return sorter
+    }
+
+    /// Whether the probe and the parse may read `input`'s selected units
+    /// from their places: a file (not a spooled stream, whose parse follows
+    /// every byte for a resume) of JSON values that need no context. Its
+    /// places are kept only if it is not compressed either.
+    private func placeable(_ input: PlannedInput) -> Bool {
+        input.spool == nil && compiled.documentKind == .json && multipleValues(input.format)
+    }
+
+    /// The places of input `index`'s units, when its selected units are read
+    /// from them: the hash pass kept them and found every input whole.
+    func places(of index: Int) -> UnitPositions? {
+        guard refusal == nil, let places, places.has(input: index) else { return nil }
+        return places
     }
 
     /// Merges the run's sorted digests with the store's units: selects new

@@ -54,6 +54,10 @@ final class UnitRecorder {
     /// UTF-16): it is then parsed whole, and the run's digests are not
     /// trusted (``ImportPipeline/saveUnits()``).
     private(set) var refusal: String?
+    /// In the hash pass of a run that skips: where each unit of an input
+    /// whose units need no context lies, for the probe and the parse to read
+    /// only the selected ones (``UnitPositions``).
+    var positions: UnitPositions?
 
     /// A recorder keying its digests with `secret`, spilling in `directory`.
     init(secret: [UInt8], directory: String) {
@@ -143,11 +147,13 @@ final class UnitRecorder {
                     parsed = at
                 }
                 unit.begin(context < 0 ? nil : contexts[context])
+                if let positions, context < 0 { positions.started(boundary) }
                 hashedFrom = at
             } else if inUnit {
                 unit.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<at]))
                 try parse(UnsafeRawBufferPointer(rebasing: chunk[parsed..<at]))
                 parsed = at
+                try notePlace(end: boundary.byteOffset)
                 try close()
             }
         }
@@ -259,7 +265,46 @@ final class UnitRecorder {
     func end() throws(ImportError) {
         let last: UnitBoundary?
         do throws(ParseError) { last = try scanner?.finish() } catch { throw .parse(error) }
-        if last != nil && inUnit { try close() }
+        if let last, inUnit {
+            try notePlace(end: last.byteOffset)
+            try close()
+        }
+        scanner = nil
+    }
+
+    /// Records where the unit being read ends, in a hash pass that keeps
+    /// the units' places.
+    private func notePlace(end: Int64) throws(ImportError) {
+        guard let positions else { return }
+        do { try positions.ended(at: end) } catch { throw .spill(error) }
+    }
+
+    /// Feeds a piece of a selected unit read from its place
+    /// (``UnitPositions/forEachSelected(input:path:selection:chunkSize:_:)``)
+    /// rather than found by the scanner: on its `first` piece `reposition`
+    /// places the parser and the record numbers at unit `ordinal`'s
+    /// `place`; each piece is hashed and parsed; the `last` closes the unit.
+    func feedPlaced(
+        _ ordinal: Int, _ place: UnitPositions.Place, _ piece: UnsafeRawBufferPointer, first: Bool, last: Bool,
+        parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        reposition: (Int, UnitPositions.Place) throws(ImportError) -> Void
+    ) throws(ImportError) {
+        if first {
+            unitsSeen = ordinal
+            inUnit = true
+            parsedAny = true
+            try reposition(ordinal, place)
+            unit.begin(nil)
+        }
+        unit.add(piece)
+        try parse(piece)
+        if last { try close() }
+    }
+
+    /// Ends an input read from the places of its selected units: it had
+    /// `units` units; the scanner, which read none of it, is not asked.
+    func endPlaced(units: Int) {
+        unitsSeen = units
         scanner = nil
     }
 
