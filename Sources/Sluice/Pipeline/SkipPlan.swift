@@ -26,7 +26,8 @@ import SluiceParsers
 /// per unit, the keys of the selected units (at most ``maxProbedKeys``;
 /// past that every unit is selected) and the candidates of the entities
 /// swept in proportion (at most ``maxRemovedKeys``; past that their skipped
-/// keys are recorded as seen, as for any other entity).
+/// keys are recorded as seen, as for any other entity), and during the join
+/// the voided keys' fingerprints (``voidedKeys(_:)``).
 final class SkipPlan {
     /// The keys of selected units the probe holds; past it the run parses
     /// every unit (a change this large costs what a full run does).
@@ -49,12 +50,6 @@ final class SkipPlan {
     private(set) var skipped = 0
     /// Units of each input (pass 1).
     private(set) var unitCounts: [Int] = []
-    /// The identities (``UnitKeys/identity(_:)``) of the keys another writer
-    /// voided since the set's last save: a kept unit that produces one is
-    /// parsed again. Nil when they cannot be matched (too many, or a key of
-    /// a type whose stored form may differ from the mapping's): then no kept
-    /// unit is trusted.
-    private var voided: Set<[UInt8]>? = []
     /// Why an input could not be cut into units (pass 1), as
     /// ``UnitRecorder/refusal`` says it, or why its units did not end (it
     /// ends inside one, or inside an element around them): then every unit
@@ -126,12 +121,16 @@ final class SkipPlan {
         if refusal != nil { return selectAll(inputs) }
         let sorted: SortedDigests
         do { sorted = try hashed.sorted() } catch { throw .spill(error) }
-        do { voided = try voidedKeys(store) } catch { throw .store(error) }
-        // Keys other writers wrote that cannot be told: any table may hold rows no unit produces.
-        if voided == nil { touched = touched.map { _ in true } }
-        try join(
-            sorted, store: store, kept: kept,
-            seen: SkippedKeys(store: store, compiled: compiled, among: proportional.map { !$0 }))
+        do {
+            // Held through the join only: the probe and the parse do not hold them beside the candidates.
+            let voided: Set<Int>?
+            do { voided = try voidedKeys(store) } catch { throw .store(error) }
+            // Keys other writers wrote that cannot be told: any table may hold rows no unit produces.
+            if voided == nil { touched = touched.map { _ in true } }
+            try join(
+                sorted, store: store, kept: kept, voided: voided,
+                seen: SkippedKeys(store: store, compiled: compiled, among: proportional.map { !$0 }))
+        }
         // Ended before the probe: once spilled, its entries are not held while the probe parses.
         let skippedUnits: SortedDigests
         do { skippedUnits = try kept.sorted() } catch { throw .spill(error) }
@@ -262,10 +261,13 @@ final class SkipPlan {
     }
 
     /// Merges the run's sorted digests with the store's units: selects new
-    /// and pinned units, sends the skipped ones to `kept` and their keys to
-    /// `seen` (a run that sweeps), lists the removed.
+    /// and pinned units (those that produce a key of `voided`, the
+    /// fingerprints of ``voidedKeys(_:)``: see ``trusts(_:voided:)``),
+    /// sends the skipped ones to `kept` and their keys to `seen` (a run that
+    /// sweeps), lists the removed.
     private func join(
-        _ run: SortedDigests, store: any ImportStore, kept: DigestSorter, seen: SkippedKeys?
+        _ run: SortedDigests, store: any ImportStore, kept: DigestSorter, voided: Set<Int>?,
+        seen: SkippedKeys?
     ) throws(ImportError) {
         var failure: SpillError?
         var next: DigestEntry?
@@ -287,7 +289,7 @@ final class SkipPlan {
                     return
                 }
                 // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
-                var skips = !unit.pinned && trusts(unit)
+                var skips = !unit.pinned && Self.trusts(unit, voided: voided)
                 if skips, let seen { skips = try seen.add(unit) }
                 if skips && unmet > 0 { noteSkipped(unit) }
                 do throws(SpillError) {
@@ -319,11 +321,21 @@ final class SkipPlan {
         }
     }
 
-    /// The identities of the keys voided in `store` (``voided``), of the
-    /// tables this run's mapping writes; each key of an entity is noted as a
-    /// candidate of its sweep (``noteCandidate(_:_:)``).
-    private func voidedKeys(_ store: any ImportStore) throws(StoreError) -> Set<[UInt8]>? {
-        guard let keys = try store.voidedKeys(limit: ImportPipeline.maxVoidedKeys) else { return nil }
+    /// The fingerprints (``fingerprint(table:key:)``) of the keys another
+    /// writer voided in `store` since the set's last save, of the tables
+    /// this run's mapping writes; each key of an entity is noted as a
+    /// candidate of its sweep (``noteCandidate(_:_:)``), sharing its bytes.
+    /// Nil when they cannot be matched (too many, or a key of a type whose
+    /// stored form may differ from the mapping's): then no kept unit is
+    /// trusted. Memory, held through the join only: at most
+    /// ``ImportPipeline/maxVoidedKeys`` fingerprints, 8 bytes each in the set
+    /// (16 at its worst load), where an identity, an array of its own, took
+    /// 54 for the whole run (massif, the 200,000-event change file's 6,316
+    /// voided keys: 342 KB held to the run's end, now none past 16 KB at any
+    /// detailed snapshot). Each key of the store's list is let go once read
+    /// (a candidate of the sweep keeps its bytes).
+    private func voidedKeys(_ store: any ImportStore) throws(StoreError) -> Set<Int>? {
+        guard var keys = try store.voidedKeys(limit: ImportPipeline.maxVoidedKeys) else { return nil }
         guard !keys.isEmpty else { return [] }
         var tables: [String: (index: Int, types: [AttributeType])] = [:]
         for (index, mapper) in compiled.mappers.enumerated() {
@@ -332,26 +344,39 @@ final class SkipPlan {
         for (index, link) in compiled.links.enumerated() {
             tables[link.name] = (compiled.mappers.count + index, link.sourceColumns.map(\.type))
         }
-        var identities: Set<[UInt8]> = []
-        for key in keys {
+        var fingerprints: Set<Int> = []
+        fingerprints.reserveCapacity(keys.count)
+        while let key = keys.popLast() {
             // A table this mapping does not write: none of its units produce the key.
             guard let table = tables[key.table] else { continue }
             // A store reads back integer and text keys as the mapping binds them.
             guard table.types.allSatisfy({ $0 == .integer || $0 == .string }) else { return nil }
-            identities.insert(UnitKeys.identity(table: table.index, key: key.key))
+            fingerprints.insert(key.key.withUnsafeBytes { Self.fingerprint(table: table.index, key: $0) })
             if table.index < compiled.mappers.count { noteCandidate(table.index, key.key) }
         }
-        return identities
+        return fingerprints
     }
 
-    /// Whether a kept unit may be skipped as far as the voided keys go: it
-    /// produces none of them. O(its keys) when some are voided.
-    private func trusts(_ unit: StoredUnit) -> Bool {
+    /// The fingerprint of `key` (its cells encoded) in table `table`: a hash
+    /// under this process's seed. Two keys may share one (about one chance
+    /// in 2^64 a pair): a kept unit whose key shares a voided key's is parsed
+    /// again, as if it produced it, which costs its parse and changes no row.
+    private static func fingerprint(table: Int, key: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(table)
+        hasher.combine(bytes: key)
+        return hasher.finalize()
+    }
+
+    /// Whether a kept unit may be skipped as far as the keys `voided`
+    /// (``voidedKeys(_:)``) go: it produces none of their fingerprints.
+    /// O(its keys) when some are voided, with no allocation.
+    private static func trusts(_ unit: StoredUnit, voided: Set<Int>?) -> Bool {
         guard let voided else { return false }
         guard !voided.isEmpty else { return true }
         var produces = false
-        let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
-            if voided.contains(UnitKeys.identity(entry)) { produces = true }
+        let readable = UnitKeys.forEachKey(unit.keys, digest: unit.digest) { table, key, _ in
+            if voided.contains(fingerprint(table: table, key: key)) { produces = true }
         }
         return readable && !produces
     }
