@@ -17,9 +17,11 @@ package struct DigestSet: Sendable, Equatable {
     /// Units kept.
     package var units: Int
     /// The entities whose every row (within their delete scope) a unit of
-    /// the set produced: those the run that saved it swept
+    /// the set produced, or a run under another fingerprint wrote since and
+    /// voided the key of (``VoidedKey``): those the run that saved it swept
     /// (``ImportStore/markCovered(_:)``). A run that skips sweeps them in
-    /// proportion to the change: it deletes only keys of the units gone.
+    /// proportion to the change: it deletes only keys of the units gone and
+    /// keys voided.
     package var covered: Set<String>
 
     package init(secret: [UInt8], fingerprint: String, valid: Bool, units: Int, covered: Set<String> = []) {

@@ -132,8 +132,11 @@ package protocol ImportStore: AnyObject {
     /// store's valid digest set, which it keeps: the set is marked invalid
     /// and the keys each write inserts, updates or deletes are logged, so
     /// that ``keepDigests(voidingWritten:)`` voids only the units that
-    /// produced them. False, with nothing done, when the store cannot log
-    /// them (or a table is missing, or one was rebuilt by a migration).
+    /// produced them. The entities the set covers (``DigestSet/covered``)
+    /// stay covered: a row the run writes is no unit's, but its key is
+    /// voided, which the next sweep in proportion takes as a candidate.
+    /// False, with nothing done, when the store cannot log them (or a table
+    /// is missing, or one was rebuilt by a migration).
     func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool
     /// Ends what ``startVoidingWrites(_:)`` started: the keys written are
     /// added to the set's voided keys and the set is valid again, unless

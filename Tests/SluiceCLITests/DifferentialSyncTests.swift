@@ -39,22 +39,79 @@ import Testing
 
     /// Every seed of a group: the two stores agree after every step; and
     /// some steps sweep in proportion to the change (their store's digest
-    /// set valid and covering a table when a `--delete-missing` run starts).
+    /// set valid and covering a table when a `--delete-missing` run starts),
+    /// some of them right after change files that kept the dump's set: a
+    /// change file that keeps the set keeps the tables it covers (its keys
+    /// are the next sweep's candidates), and the store after the sweep still
+    /// equals the full side's.
     @Test(arguments: 0..<groups) func skippingRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
         var inProportion = 0
+        var afterChangeFiles = 0
         for offset in stride(from: group, to: Self.seeds, by: Self.groups) {
             let (sequence, skipping, full) = Self.setUp(
                 seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments)
+            var changeFiles = Self.ChangeFiles()
             let failure = try DifferentialSync.run(
                 sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents
             ) { planned in
                 if planned.step.deletesMissing && Self.coversATable(skipping.into) { inProportion += 1 }
+                let set = Self.coverage(skipping.into)
+                guard let kept = changeFiles.next(planned.step, set) else { return }
+                #expect(
+                    kept == set,
+                    "seed \(sequence.seed), before \(planned): \(kept), then \(set.map(\.description) ?? "")")
+                if planned.step.deletesMissing { afterChangeFiles += 1 }
             }
             #expect(failure == nil, "\(failure ?? "")")
             if failure != nil { return }
             #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
         }
         #expect(inProportion > 0 || Self.seeds < Self.groups * 4, "group \(group): no sweep in proportion")
+        #expect(
+            afterChangeFiles > 0 || Self.seeds < Self.groups * 4,
+            "group \(group): no sweep in proportion right after a change file")
+    }
+
+    /// What a valid digest set was made under and the tables it covers.
+    struct Coverage: Equatable, CustomStringConvertible {
+        var fingerprint: String
+        var covered: [String]
+
+        var description: String { "covering \(covered)" }
+    }
+
+    /// The coverage of a SQLite store's valid digest set; nil when the
+    /// store has no valid set.
+    static func coverage(_ path: String) -> Coverage? {
+        let reader = StoreReader(path)
+        guard reader.value("SELECT valid FROM _sluice_digest_state") == "1" else { return nil }
+        return Coverage(
+            fingerprint: reader.value("SELECT fingerprint FROM _sluice_digest_state") ?? "",
+            covered: reader.rows("SELECT entity FROM _sluice_digest_covered ORDER BY 1").map { $0[0] ?? "" })
+    }
+
+    /// Follows the change files of a sequence, step by step, for the
+    /// coverage they must keep: that of a set that covered a table when a
+    /// run of change files began.
+    struct ChangeFiles {
+        private var before: Coverage?
+        private var inRun = false
+
+        /// Given each step before it runs, with the store's coverage then:
+        /// at the first step after a run of change files, the coverage before
+        /// them when the set they leave is still the dump's (one that read or
+        /// voided too much made a set of its own, under its fingerprint and
+        /// covering nothing); else nil.
+        mutating func next(_ step: SyncSequence.Step, _ coverage: Coverage?) -> Coverage? {
+            if case .changeFile = step {
+                if !inRun { before = coverage?.covered.isEmpty == false ? coverage : nil }
+                inRun = true
+                return nil
+            }
+            defer { (before, inRun) = (nil, false) }
+            guard inRun, let before, coverage?.fingerprint == before.fingerprint else { return nil }
+            return before
+        }
     }
 
     /// Whether the SQLite store at `path` holds a valid digest set that

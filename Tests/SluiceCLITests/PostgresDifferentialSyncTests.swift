@@ -31,6 +31,7 @@ struct PostgresDifferentialSyncTests {
         defer { try? server.crash() }
         var unchanged = 0
         var keptAcrossChangeFiles = 0
+        var afterChangeFiles = 0
         var kept = 0
         for offset in 0..<Self.seeds {
             let directory = TestPaths.temporaryDirectory()
@@ -63,9 +64,18 @@ struct PostgresDifferentialSyncTests {
                 }
             }
             var step = 0
+            // A change file that keeps the dump's set keeps the tables it covers.
+            var changeFiles = DifferentialSyncTests.ChangeFiles()
             let failure = try DifferentialSync.run(
                 sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents
             ) { planned in
+                let set = Self.coverage(skipping)
+                if let kept = changeFiles.next(planned.step, set) {
+                    #expect(
+                        kept == set,
+                        "seed \(sequence.seed), before \(planned): \(kept), then \(set.map(\.description) ?? "")")
+                    if planned.step.deletesMissing { afterChangeFiles += 1 }
+                }
                 if step > 0 { checkCounts("after step \(step - 1)") }
                 step += 1
                 compare()
@@ -89,6 +99,7 @@ struct PostgresDifferentialSyncTests {
         // Only the skipping side adds to it: the full side's runs parse every record.
         #expect(unchanged > 0, "no run of the skipping side left a record unparsed")
         #expect(keptAcrossChangeFiles > 0, "no change file kept the dump's digest set")
+        #expect(afterChangeFiles > 0, "no sweep in proportion right after a change file")
         #expect(kept > 0, "no side kept a dangling count")
     }
 
@@ -140,6 +151,18 @@ struct PostgresDifferentialSyncTests {
             if recount != count { wrong.append("\(name) kept \(count), recount \(recount ?? "")") }
         }
         return wrong
+    }
+
+    /// The coverage of a database's valid digest set
+    /// (``DifferentialSyncTests/coverage(_:)``); nil when it has none.
+    static func coverage(_ database: String) -> DifferentialSyncTests.Coverage? {
+        let reader = PostgresReader(database)
+        guard reader.value("SELECT to_regclass('_sluice_digest_covered') IS NOT NULL") == "t",
+            let fingerprint = reader.value("SELECT fingerprint FROM _sluice_digest_state WHERE valid")
+        else { return nil }
+        return DifferentialSyncTests.Coverage(
+            fingerprint: fingerprint,
+            covered: reader.rows("SELECT entity FROM _sluice_digest_covered ORDER BY 1").map { $0[0] ?? "" })
     }
 
     /// The fingerprint of the database's digest set when it is valid, else

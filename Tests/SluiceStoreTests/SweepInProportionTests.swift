@@ -111,4 +111,52 @@ import Testing
         let database = try PostgresTestServer.require().newDatabase()
         #expect(try coverage(try PostgresStore(conninfo: database)) == [["Event", "Actor"], [], ["Event"], []])
     }
+
+    /// A change file (a run under another fingerprint that logs the keys it
+    /// writes, ``ImportStore/startVoidingWrites(_:)``) keeps the tables the
+    /// set covers, through its start and its end: every row it writes has
+    /// its key voided, which the next run's sweep in proportion takes as a
+    /// candidate. Returns the covered entities after its start and after its
+    /// end, whether the set is valid again, and the keys voided.
+    func coverageThroughAChangeFile(_ store: any ImportStore) throws -> ([Set<String>], Bool, [VoidedKey]) {
+        try store.prepare([schema], links: [])
+        let dump = try store.beginRun(inputs: ["dump"], options: "{}", resumeCommand: nil)
+        try store.startDigests(fingerprint: "dump", secret: Array(repeating: 1, count: 32), fresh: true)
+        _ = try store.apply(group([(1, "a", nil), (2, "b", nil)]))
+        try store.saveUnits([], removing: [], last: true)
+        try store.markCovered(["T"])
+        try store.finishRun(dump, status: .completed, records: 2, counts: "{}", error: nil)
+        var covered: [Set<String>] = []
+        let run = try store.beginRun(inputs: ["changes"], options: "{}", resumeCommand: nil)
+        #expect(try store.startVoidingWrites([WrittenTable(name: "T", keyColumns: ["id"])]))
+        covered.append(try store.digestSet()?.covered ?? ["none"])
+        _ = try store.apply(group([(3, "c", nil)]))
+        #expect(try store.keepDigests(voidingWritten: 10))
+        try store.finishRun(run, status: .completed, records: 1, counts: "{}", error: nil)
+        covered.append(try store.digestSet()?.covered ?? ["none"])
+        return (covered, try store.digestSet()?.valid == true, try store.voidedKeys(limit: 10) ?? [])
+    }
+
+    /// Key 3 in ``UnitKeys``' encoding, as a voided key of T.
+    static let voidedThree = VoidedKey(
+        table: "T",
+        key: {
+            var row = RowArena(columnCount: 1)
+            row.beginRow(ordinal: 0)
+            row.set(0, .integer(3))
+            return UnitKeys.key(of: row, row: 0, columns: [0])
+        }())
+
+    @Test func sqliteCoverageThroughAChangeFile() throws {
+        let path = TestPaths.temporaryDirectory().appendingPathComponent("changes.sqlite").path
+        let (covered, valid, voided) = try coverageThroughAChangeFile(try SQLiteStore(path: path))
+        #expect(covered == [["T"], ["T"]] && valid && voided == [Self.voidedThree])
+    }
+
+    @Test(.enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started"))
+    func postgresCoverageThroughAChangeFile() throws {
+        let database = try PostgresTestServer.require().newDatabase()
+        let (covered, valid, voided) = try coverageThroughAChangeFile(try PostgresStore(conninfo: database))
+        #expect(covered == [["T"], ["T"]] && valid && voided == [Self.voidedThree])
+    }
 }

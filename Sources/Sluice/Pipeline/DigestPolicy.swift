@@ -64,10 +64,10 @@ enum DigestPolicy {
     /// Per entity of `compiled`: whether a run that skips, under a set that
     /// covers the entities of `covered`, sweeps it in proportion to the
     /// change (docs/record-digests.md, "Delete-missing"): deletes only keys of
-    /// the units gone, and records no skipped unit's keys as seen. A swept
-    /// entity the set covers, unless a delete scope reads every seen key of
-    /// it or of its parent (`delete-scope-parent`, its own or another's that
-    /// names it).
+    /// the units gone and keys other writers voided, and records no skipped
+    /// unit's keys as seen. A swept entity the set covers, unless a delete
+    /// scope reads every seen key of it or of its parent
+    /// (`delete-scope-parent`, its own or another's that names it).
     static func sweepsInProportion(_ compiled: CompiledMapping, covered: Set<String>) -> [Bool] {
         let schemas = compiled.mappers.map(\.schema)
         let parents = Set(schemas.filter(\.deleteMissing).compactMap { $0.deleteScopeParent?.targetTable })

@@ -196,7 +196,8 @@ extension ImportPipeline {
     /// records the entities the set covers (``DigestSet/covered``): of those
     /// it can cover, the ones the run swept whole (no `delete-scope-parent`),
     /// those whose tables the run made, and those covered at its start that
-    /// no unit gone from its inputs produced a key of.
+    /// no unit gone from its inputs produced a key of and no other writer
+    /// wrote a key of (``SkipPlan/stillCovered``).
     func markCovered() throws(ImportError) {
         guard !options.dryRun, parseSide.recorder != nil else { return }
         let carried = skipPlan?.stillCovered ?? []

@@ -12,27 +12,30 @@ import SluiceParsers
 ///    by a run that sweeps (``SkippedKeys``) unless it sweeps their entity
 ///    in proportion to the change, new ones selected, and the kept units the
 ///    inputs no longer have are ``removed``, their keys gathered for the
-///    sweeps in proportion;
+///    sweeps in proportion, beside the keys other writers voided;
 /// 3. parses the selected units without writing them (a probe), to learn
 ///    the keys they produce and what they contribute to each;
 /// 4. selects the kept units that produce one of those keys with another
 ///    contribution, since then the order of the contributions decides the
 ///    row, and records such keys as mixed (their units are pinned); drops
-///    from the removed units' keys those a skipped unit produces too, and
-///    has the store record the rest (``ImportStore/markRemoved(_:)``): the
-///    only keys the sweeps in proportion may delete.
+///    from the candidates (the removed units' keys and the voided ones)
+///    those a skipped unit produces too, and has the store record the rest
+///    (``ImportStore/markRemoved(_:)``): the only keys the sweeps in
+///    proportion may delete.
 /// The run then parses ``selection``. Memory: the sorters' budgets, a bit
 /// per unit, the keys of the selected units (at most ``maxProbedKeys``;
-/// past that every unit is selected) and those of the removed units in
-/// entities swept in proportion (at most ``maxRemovedKeys``; past that
-/// their skipped keys are recorded as seen, as for any other entity).
+/// past that every unit is selected) and the candidates of the entities
+/// swept in proportion (at most ``maxRemovedKeys``; past that their skipped
+/// keys are recorded as seen, as for any other entity), and during the join
+/// the voided keys' fingerprints (``voidedKeys(_:)``).
 final class SkipPlan {
     /// The keys of selected units the probe holds; past it the run parses
     /// every unit (a change this large costs what a full run does).
     static let maxProbedKeys = 1_000_000
-    /// The keys of removed units the plan holds for the sweeps in
-    /// proportion (about 100 bytes each); past it those entities' skipped
-    /// keys are recorded as seen instead, in one more scan of the units.
+    /// The keys of removed units and voided keys the plan holds for the
+    /// sweeps in proportion (about 100 bytes each); past it those entities'
+    /// skipped keys are recorded as seen instead, in one more scan of the
+    /// units.
     static let maxRemovedKeys = 100_000
 
     let compiled: CompiledMapping
@@ -47,12 +50,6 @@ final class SkipPlan {
     private(set) var skipped = 0
     /// Units of each input (pass 1).
     private(set) var unitCounts: [Int] = []
-    /// The identities (``UnitKeys/identity(_:)``) of the keys another writer
-    /// voided since the set's last save: a kept unit that produces one is
-    /// parsed again. Nil when they cannot be matched (too many, or a key of
-    /// a type whose stored form may differ from the mapping's): then no kept
-    /// unit is trusted.
-    private var voided: Set<[UInt8]>? = []
     /// Why an input could not be cut into units (pass 1), as
     /// ``UnitRecorder/refusal`` says it, or why its units did not end (it
     /// ends inside one, or inside an element around them): then every unit
@@ -68,17 +65,21 @@ final class SkipPlan {
     /// Per entity: whether the run sweeps it in proportion to the change
     /// (``DigestPolicy/sweepsInProportion(_:covered:)``).
     let proportional: [Bool]
-    /// Per entity: the keys of its that removed units produce and no skipped
-    /// unit does (once ``close(over:kept:store:fallback:)`` has run); empty
-    /// but for entities swept in proportion.
+    /// Per entity: the candidates of its sweep, the keys of its that removed
+    /// units produce or that other writers voided since the set's last save,
+    /// less those a skipped unit produces (once
+    /// ``close(over:kept:store:fallback:)`` has run); empty but for entities
+    /// swept in proportion.
     var removedKeys: [Set<[UInt8]>]
     private var removedKeyCount = 0
-    /// Whether the removed units' keys exceeded ``maxRemovedKeys`` or did
-    /// not read: the entities swept in proportion record their skipped keys
-    /// as seen instead.
+    /// Whether the candidates exceeded ``maxRemovedKeys`` or did not read:
+    /// the entities swept in proportion record their skipped keys as seen
+    /// instead.
     private(set) var removedOverflow = false
-    /// Per entity: whether a removed unit produced a key of it.
-    private(set) var removedProduce: [Bool]
+    /// Per entity: whether a removed unit produced a key of it or another
+    /// writer wrote one (a voided key): rows that no unit of the run
+    /// produces may be left in its table unless the run sweeps it.
+    private(set) var touched: [Bool]
     /// Per entity swept in proportion: whether a skipped unit produces a key
     /// of it (then its sweep is one in proportion; else the keys the run's
     /// merges see are all it produces).
@@ -99,16 +100,16 @@ final class SkipPlan {
         selection = UnitSelection(inputs: inputs)
         proportional = DigestPolicy.sweepsInProportion(compiled, covered: covered)
         removedKeys = Array(repeating: [], count: compiled.mappers.count)
-        removedProduce = Array(repeating: false, count: compiled.mappers.count)
-        skippedProduce = removedProduce
+        touched = Array(repeating: false, count: compiled.mappers.count)
+        skippedProduce = touched
         unmet = proportional.filter { $0 }.count
     }
 
     /// The entities the set still covers when the run has saved it, unless
     /// it swept them or made their tables: those covered at its start that
-    /// no removed unit produced a key of.
+    /// no removed unit produced a key of and no other writer wrote a key of.
     var stillCovered: Set<String> {
-        Set(compiled.mappers.indices.filter { !removedProduce[$0] }.map { compiled.mappers[$0].schema.name })
+        Set(compiled.mappers.indices.filter { !touched[$0] }.map { compiled.mappers[$0].schema.name })
             .intersection(covered)
     }
 
@@ -124,10 +125,16 @@ final class SkipPlan {
         if refusal != nil { return selectAll(inputs) }
         let sorted: SortedDigests
         do { sorted = try hashed.sorted() } catch { throw .spill(error) }
-        do { voided = try voidedKeys(store) } catch { throw .store(error) }
-        try join(
-            sorted, store: store, kept: kept,
-            seen: SkippedKeys(store: store, compiled: compiled, among: proportional.map { !$0 }))
+        do {
+            // Held through the join only: the probe and the parse do not hold them beside the candidates.
+            let voided: Set<Int>?
+            do { voided = try voidedKeys(store) } catch { throw .store(error) }
+            // Keys other writers wrote that cannot be told: any table may hold rows no unit produces.
+            if voided == nil { touched = touched.map { _ in true } }
+            try join(
+                sorted, store: store, kept: kept, voided: voided,
+                seen: SkippedKeys(store: store, compiled: compiled, among: proportional.map { !$0 }))
+        }
         // Ended before the probe: once spilled, its entries are not held while the probe parses.
         let skippedUnits: SortedDigests
         do { skippedUnits = try kept.sorted() } catch { throw .spill(error) }
@@ -165,28 +172,38 @@ final class SkipPlan {
         do { try store.markRemoved(candidates) } catch { throw .store(error) }
     }
 
-    /// Notes the keys of a removed unit: the entities they fall in, and for
-    /// those swept in proportion the keys, each checked to read as a key
-    /// row. Keys that do not read, or too many, overflow.
+    /// Notes the keys of a removed unit as candidates
+    /// (``noteCandidate(_:_:)``); keys that do not read overflow, and every
+    /// entity is touched.
     private func noteRemoved(_ unit: StoredUnit) {
         let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
-            guard entry.table < removedProduce.count else { return }
-            removedProduce[entry.table] = true
-            guard proportional[entry.table], !removedOverflow else { return }
-            let columns = Array(compiled.mappers[entry.table].schema.keyColumns.indices)
-            var row = RowArena(columnCount: columns.count)
-            guard UnitKeys.appendKeyRow(entry.key, columns: columns, to: &row) else {
-                removedOverflow = true
-                return
-            }
-            if removedKeys[entry.table].insert(entry.key).inserted { removedKeyCount += 1 }
-            if removedKeyCount > Self.maxRemovedKeys { removedOverflow = true }
+            if entry.table < touched.count { noteCandidate(entry.table, entry.key) }
         }
         if !readable {
-            removedOverflow = true
-            removedProduce = removedProduce.map { _ in true }
+            overflow()
+            touched = touched.map { _ in true }
         }
-        if removedOverflow { removedKeys = removedKeys.map { _ in [] } }
+    }
+
+    /// Notes `key` of entity `entity`, which a removed unit produced or
+    /// another writer voided: the entity is ``touched``, and for one swept
+    /// in proportion the key joins its candidates (``removedKeys``), checked
+    /// to read as a key row. A key that does not read, or one too many,
+    /// overflows.
+    private func noteCandidate(_ entity: Int, _ key: [UInt8]) {
+        touched[entity] = true
+        guard proportional[entity], !removedOverflow else { return }
+        let columns = Array(compiled.mappers[entity].schema.keyColumns.indices)
+        var row = RowArena(columnCount: columns.count)
+        guard UnitKeys.appendKeyRow(key, columns: columns, to: &row) else { return overflow() }
+        if removedKeys[entity].insert(key).inserted { removedKeyCount += 1 }
+        if removedKeyCount > Self.maxRemovedKeys { overflow() }
+    }
+
+    /// The candidates overflowed (``removedOverflow``): none is held.
+    private func overflow() {
+        removedOverflow = true
+        removedKeys = removedKeys.map { _ in [] }
     }
 
     /// Notes which entities swept in proportion a skipped unit produces,
@@ -273,10 +290,13 @@ final class SkipPlan {
     }
 
     /// Merges the run's sorted digests with the store's units: selects new
-    /// and pinned units, sends the skipped ones to `kept` and their keys to
-    /// `seen` (a run that sweeps), lists the removed.
+    /// and pinned units (those that produce a key of `voided`, the
+    /// fingerprints of ``voidedKeys(_:)``: see ``trusts(_:voided:)``),
+    /// sends the skipped ones to `kept` and their keys to `seen` (a run that
+    /// sweeps), lists the removed.
     private func join(
-        _ run: SortedDigests, store: any ImportStore, kept: DigestSorter, seen: SkippedKeys?
+        _ run: SortedDigests, store: any ImportStore, kept: DigestSorter, voided: Set<Int>?,
+        seen: SkippedKeys?
     ) throws(ImportError) {
         var failure: SpillError?
         var next: DigestEntry?
@@ -298,7 +318,7 @@ final class SkipPlan {
                     return
                 }
                 // A unit skipped counts its keys as seen; one whose keys do not read is parsed.
-                var skips = !unit.pinned && trusts(unit)
+                var skips = !unit.pinned && Self.trusts(unit, voided: voided)
                 if skips, let seen { skips = try seen.add(unit) }
                 if skips && unmet > 0 { noteSkipped(unit) }
                 do throws(SpillError) {
@@ -330,10 +350,21 @@ final class SkipPlan {
         }
     }
 
-    /// The identities of the keys voided in `store` (``voided``), of the
-    /// tables this run's mapping writes.
-    private func voidedKeys(_ store: any ImportStore) throws(StoreError) -> Set<[UInt8]>? {
-        guard let keys = try store.voidedKeys(limit: ImportPipeline.maxVoidedKeys) else { return nil }
+    /// The fingerprints (``fingerprint(table:key:)``) of the keys another
+    /// writer voided in `store` since the set's last save, of the tables
+    /// this run's mapping writes; each key of an entity is noted as a
+    /// candidate of its sweep (``noteCandidate(_:_:)``), sharing its bytes.
+    /// Nil when they cannot be matched (too many, or a key of a type whose
+    /// stored form may differ from the mapping's): then no kept unit is
+    /// trusted. Memory, held through the join only: at most
+    /// ``ImportPipeline/maxVoidedKeys`` fingerprints, 8 bytes each in the set
+    /// (16 at its worst load), where an identity, an array of its own, took
+    /// 54 for the whole run (massif, the 200,000-event change file's 6,316
+    /// voided keys: 342 KB held to the run's end, now none past 16 KB at any
+    /// detailed snapshot). Each key of the store's list is let go once read
+    /// (a candidate of the sweep keeps its bytes).
+    private func voidedKeys(_ store: any ImportStore) throws(StoreError) -> Set<Int>? {
+        guard var keys = try store.voidedKeys(limit: ImportPipeline.maxVoidedKeys) else { return nil }
         guard !keys.isEmpty else { return [] }
         var tables: [String: (index: Int, types: [AttributeType])] = [:]
         for (index, mapper) in compiled.mappers.enumerated() {
@@ -342,25 +373,39 @@ final class SkipPlan {
         for (index, link) in compiled.links.enumerated() {
             tables[link.name] = (compiled.mappers.count + index, link.sourceColumns.map(\.type))
         }
-        var identities: Set<[UInt8]> = []
-        for key in keys {
+        var fingerprints: Set<Int> = []
+        fingerprints.reserveCapacity(keys.count)
+        while let key = keys.popLast() {
             // A table this mapping does not write: none of its units produce the key.
             guard let table = tables[key.table] else { continue }
             // A store reads back integer and text keys as the mapping binds them.
             guard table.types.allSatisfy({ $0 == .integer || $0 == .string }) else { return nil }
-            identities.insert(UnitKeys.identity(table: table.index, key: key.key))
+            fingerprints.insert(key.key.withUnsafeBytes { Self.fingerprint(table: table.index, key: $0) })
+            if table.index < compiled.mappers.count { noteCandidate(table.index, key.key) }
         }
-        return identities
+        return fingerprints
     }
 
-    /// Whether a kept unit may be skipped as far as the voided keys go: it
-    /// produces none of them. O(its keys) when some are voided.
-    private func trusts(_ unit: StoredUnit) -> Bool {
+    /// The fingerprint of `key` (its cells encoded) in table `table`: a hash
+    /// under this process's seed. Two keys may share one (about one chance
+    /// in 2^64 a pair): a kept unit whose key shares a voided key's is parsed
+    /// again, as if it produced it, which costs its parse and changes no row.
+    private static func fingerprint(table: Int, key: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(table)
+        hasher.combine(bytes: key)
+        return hasher.finalize()
+    }
+
+    /// Whether a kept unit may be skipped as far as the keys `voided`
+    /// (``voidedKeys(_:)``) go: it produces none of their fingerprints.
+    /// O(its keys) when some are voided, with no allocation.
+    private static func trusts(_ unit: StoredUnit, voided: Set<Int>?) -> Bool {
         guard let voided else { return false }
         guard !voided.isEmpty else { return true }
         var produces = false
-        let readable = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
-            if voided.contains(UnitKeys.identity(entry)) { produces = true }
+        let readable = UnitKeys.forEachKey(unit.keys, digest: unit.digest) { table, key, _ in
+            if voided.contains(fingerprint(table: table, key: key)) { produces = true }
         }
         return readable && !produces
     }

@@ -38,9 +38,8 @@ extension PostgresStore {
         for table in tables where try !exists(pgQuoted(table.name), action) { return false }
         try withSchemaLock(action) { () throws(StoreError) in
             try connection.execute(Self.digestSchema, action)
-            // The rows it writes come from no unit of the set: no table stays covered.
-            try connection.execute(
-                "UPDATE _sluice_digest_state SET valid = false; DELETE FROM _sluice_digest_covered", action)
+            // The tables the set covers stay covered: the key of every row it writes is logged.
+            try connection.execute("UPDATE _sluice_digest_state SET valid = false", action)
             try connection.execute(Self.logFunction, action)
             for table in tables {
                 let keys = table.keyColumns.map(pgLiteral).joined(separator: ", ")

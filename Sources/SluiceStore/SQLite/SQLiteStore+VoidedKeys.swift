@@ -30,8 +30,8 @@ extension SQLiteStore {
         try prepareDigestTables(action)
         let width = max(1, tables.map(\.keyColumns.count).max() ?? 1)
         let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
-        // The rows it writes come from no unit of the set: no table stays covered.
-        var statements = ["UPDATE _sluice_digest_state SET valid = 0", "DELETE FROM _sluice_digest_covered"]
+        // The tables the set covers stay covered: the key of every row it writes is logged.
+        var statements = ["UPDATE _sluice_digest_state SET valid = 0"]
         statements += (max(1, columns)..<max(width, columns)).map {
             "ALTER TABLE _sluice_voided_keys ADD COLUMN k\($0)"
         }
