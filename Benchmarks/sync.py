@@ -174,6 +174,10 @@ class SQLiteStores:
         shutil.copyfile(self.target(source), self.target(name))
         if os.path.exists(self.target(source) + "-wal"):
             shutil.copyfile(self.target(source) + "-wal", self.target(name) + "-wal")
+        # The copy's pages on disk now: else the first run's final checkpoint
+        # (an fdatasync of the store) writes them back and bills (d) for it
+        # (0.96 s of a 10-record change file's 1.5 s wall at 2,000,000 events).
+        os.sync()
 
     def rows(self, name, sql):
         if not os.path.exists(self.target(name)):

@@ -28,21 +28,35 @@ final class MergedBatchFeed {
     private var worker: Worker?
     /// Arenas of applied batches, refilled by the merge (see ``recycle(_:)``).
     private let spares: ArenaPool
+    /// The bound the store side measured last (``fitCache(_:)``), which the
+    /// merge reads before it cuts each batch of the table it names.
+    private let fitted = Shared<CacheFittedRows?>(nil)
 
     /// Starts merging `sorter`'s tables in ``KeyOrderSorter/applyOrder`` into
-    /// batches of about `rows` rows or `bytes` bytes. The sorter must not be
+    /// batches of about `rows` rows or `bytes` bytes; the batches of the
+    /// tables in `fitted` hold ``CacheFittedRows/firstRows`` rows until the
+    /// store side measures one (``fitCache(_:)``). The sorter must not be
     /// used by any other thread until ``stop()`` returns.
-    init(sorter: KeyOrderSorter, rows: Int, bytes: Int) {
+    init(sorter: KeyOrderSorter, rows: Int, bytes: Int, fitted fittedFromFirst: Set<String>) {
         // A batch of a few huge rows (records of several MiB) is not kept.
         let spares = ArenaPool(capacity: 2, maxBytes: 2 * bytes)
         self.spares = spares
         let queue = queue
+        let fitted = fitted
         worker = Worker {
+            /// The rows of `name`'s next batch: its measured bound, or before
+            /// one is measured the first batches' or the feed's.
+            func limit(_ name: String) -> Int {
+                if let bound = fitted.value, bound.table == name { return bound.rows }
+                return fittedFromFirst.contains(name) ? CacheFittedRows.firstRows : rows
+            }
             do throws(SpillError) {
                 for name in sorter.applyOrder {
                     guard let chunks = try sorter.chunks(of: name, rows: rows, bytes: bytes) else { continue }
                     var first = true
-                    while let batch = try chunks.next(reusing: spares.take() ?? RowArena(columnCount: 0)) {
+                    while let batch = try chunks.next(
+                        reusing: spares.take() ?? RowArena(columnCount: 0), rows: limit(name))
+                    {
                         guard queue.push(.item(.batch(batch, startsTable: first))) else { return }
                         first = false
                     }
@@ -72,6 +86,13 @@ final class MergedBatchFeed {
     /// batch buffers.
     func recycle(_ rows: consuming RowArena) {
         spares.give(rows)
+    }
+
+    /// Cuts the later batches of `bound`'s table to its rows (a batch
+    /// already cut keeps its own). Safe to call from the store thread while
+    /// the merge runs.
+    func fitCache(_ bound: CacheFittedRows) {
+        fitted.set(bound)
     }
 
     /// Stops the merge (if still running) and waits for its thread.

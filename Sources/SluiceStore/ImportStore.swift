@@ -148,6 +148,17 @@ package protocol ImportStore: AnyObject {
     /// more than `limit`.
     func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]?
 
+    /// The store's page cache and the pages written so far, read after each
+    /// batch of the key-ordered apply; nil for a store without a page cache
+    /// of its own (PostgreSQL, `null:`), whose batches keep their size.
+    func pageWrites() -> PageWrites?
+    /// The tables among `names` (entity and link tables) whose key-ordered
+    /// batches are cut to fit the page cache from the first: those already
+    /// holding rows, over which a batch's keys may scatter (a batch into an
+    /// empty table appends, and is measured like the rest once applied).
+    /// Empty for a store without a page cache of its own.
+    func cacheFittedTables(_ names: [String]) throws(StoreError) -> Set<String>
+
     /// Makes the statement running now stop soon with an interruption.
     /// Safe to call from any thread.
     func interrupt()

@@ -56,5 +56,7 @@ package final class NullStore: ImportStore, KeepsNoDigests {
     { [:] }
 
     package func makeReferenceCounter() -> (any ReferenceCounter)? { nil }
+    package func pageWrites() -> PageWrites? { nil }
+    package func cacheFittedTables(_ names: [String]) throws(StoreError) -> Set<String> { [] }
     package func interrupt() {}
 }

@@ -124,8 +124,9 @@ final class StoreSide {
         earlyCounts = EarlyReferenceCounts(
             store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder,
             kept: Set(kept.keys))
+        let fitted = try storing { () throws(StoreError) in try store.cacheFittedTables(sorter.applyOrder) }
         let feed = MergedBatchFeed(
-            sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4))
+            sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4), fitted: fitted)
         defer { feed.stop() }
         // An empty link table gets its target index after the load.
         var bulkLink: LinkSchema?
@@ -145,7 +146,14 @@ final class StoreSide {
                 table = batch.link?.name ?? batch.schema.name
                 var group = BatchGroup(batches: [batch], checkpoint: nil, rawBytes: 0, records: 0)
                 group.mixedKeys = sorter.mixedKeys
+                let before = store.pageWrites()
                 try applyToStore(group)
+                if let before, let after = store.pageWrites() {
+                    feed.fitCache(
+                        CacheFittedRows(
+                            table: table, applied: batch.rows.rowCount, wrote: after.written - before.written,
+                            cachePages: after.cachePages, maxRows: options.batch.maxRows))
+                }
                 rowsApplied += batch.rows.rowCount
                 reportProgress(.applying, table: table)
                 feed.recycle(batch.rows)

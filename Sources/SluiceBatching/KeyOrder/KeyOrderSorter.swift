@@ -302,10 +302,13 @@ package final class KeyOrderedChunks {
     }
 
     /// The next batch, built in `arena` (emptied first, keeping its
-    /// capacity, when it has this table's columns; replaced otherwise), or
-    /// nil when the table's rows are all out. O(rows of the batch × log
-    /// runs); no allocation once the arena has grown to a batch's size.
-    package func next(reusing arena: consuming RowArena) throws(SpillError) -> Batch? {
+    /// capacity, when it has this table's columns; replaced otherwise), of
+    /// at most `limit` rows when that is fewer than the chunks' own (but a
+    /// key's rows are never split), or nil when the table's rows are all
+    /// out. O(rows of the batch × log runs); no allocation once the arena
+    /// has grown to a batch's size.
+    package func next(reusing arena: consuming RowArena, rows limit: Int = .max) throws(SpillError) -> Batch? {
+        let rows = max(1, min(rows, limit))
         var out = arena
         out.removeAll()
         if out.columnCount != columnCount { out = RowArena(columnCount: columnCount) }

@@ -130,6 +130,11 @@ package final class PostgresStore: RowStore {
 
     package func interrupt() { connection.cancel() }
 
+    /// The server's buffers are not the importer's to size: batches keep
+    /// their size.
+    package func pageWrites() -> PageWrites? { nil }
+    package func cacheFittedTables(_ names: [String]) throws(StoreError) -> Set<String> { [] }
+
     // MARK: - Checkpoints
 
     package func checkpoint(for input: String) throws(StoreError) -> Checkpoint? {

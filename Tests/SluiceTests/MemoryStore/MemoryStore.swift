@@ -72,6 +72,9 @@ final class MemoryStore: RowStore, KeepsNoDigests {
     /// Nothing runs long enough to need stopping: ``shouldAbort`` is asked
     /// before every commit.
     func interrupt() {}
+    /// No page cache: batches keep their size.
+    func pageWrites() -> PageWrites? { nil }
+    func cacheFittedTables(_ names: [String]) throws(StoreError) -> Set<String> { [] }
 
     // MARK: - Checkpoints
 
