@@ -49,8 +49,15 @@ package enum BatchRows {
 
     /// The batch's sources in key order, with the rows that stand: the
     /// last record's under `replace`; under `union`, those after the last
-    /// empty or null list. O(n log n).
-    package static func linkSources(_ rows: RowArena, _ link: LinkSchema) -> [LinkSource] {
+    /// empty or null list. O(n log n). With `mixedKeys`, a source whose
+    /// records give different lists (a record that comes twice, its tags
+    /// changed) is logged there as a key of `entity`, the source's entity:
+    /// the order of those records decides its links, so the units that
+    /// produce the source's key are always parsed (docs/record-digests.md).
+    /// The comparison costs only sources that several records list.
+    package static func linkSources(
+        _ rows: RowArena, _ link: LinkSchema, entity: Int = 0, mixedKeys: MixedKeyLog? = nil
+    ) -> [LinkSource] {
         let width = link.sourceColumns.count
         let position = width + 1
         var indices = Array(0..<rows.rowCount)
@@ -73,6 +80,9 @@ package enum BatchRows {
             }
             let group = indices[start..<end]
             let last = rows.ordinals[group.last!]
+            if let mixedKeys, rows.ordinals[group.first!] != last, !listsAlike(rows, group, width: width) {
+                mixedKeys.add(table: entity, rows, row: group.first!, keys: Array(0..<width))
+            }
             if link.rule != .union {
                 sources.append(
                     LinkSource(
@@ -89,5 +99,28 @@ package enum BatchRows {
             start = end
         }
         return sources
+    }
+
+    /// Whether every record of one source's `group` (its rows sorted by
+    /// record, then position) lists the same links: the same cells after the
+    /// source's `width` columns, in the same order. O(rows of the group).
+    private static func listsAlike(_ rows: RowArena, _ group: ArraySlice<Int>, width: Int) -> Bool {
+        let first = rows.ordinals[group.first!]
+        let list = group.prefix { rows.ordinals[$0] == first }
+        var at = group.startIndex + list.count
+        while at < group.endIndex {
+            let ordinal = rows.ordinals[group[at]]
+            let other = group[at...].prefix { rows.ordinals[$0] == ordinal }
+            guard other.count == list.count,
+                zip(list, other).allSatisfy({ left, right in
+                    (width..<rows.columnCount).allSatisfy { column in
+                        rows.compare(rows[left, column], rows[right, column]) == 0
+                            && (rows[left, column] == .absent) == (rows[right, column] == .absent)
+                    }
+                })
+            else { return false }
+            at += other.count
+        }
+        return true
     }
 }

@@ -25,7 +25,9 @@ extension RowStore {
             }
             for batch in group.batches where batch.link == nil { try stubReferences(batch.rows, batch.schema) }
             for batch in group.batches {
-                if let link = batch.link { try applyLinks(batch.rows, link) }
+                if let link = batch.link {
+                    try applyLinks(batch.rows, link, entity: batch.entity, mixedKeys: group.mixedKeys)
+                }
             }
             if let checkpoint = group.checkpoint { try saveCheckpoint(checkpoint) }
             if shouldAbort?() == true {

@@ -29,8 +29,12 @@ package protocol RowStore: ImportStore {
     func stubReferences(_ rows: RowArena, _ schema: TableSchema) throws(StoreError)
     /// Applies one batch of `link`'s rows: per source, links equal to the
     /// stored ones are left alone and different ones replace them, as the
-    /// link's rule says; stubs for missing targets when asked.
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError)
+    /// link's rule says; stubs for missing targets when asked. Sources whose
+    /// records disagree go to `mixedKeys` as keys of `entity`
+    /// (``BatchRows/linkSources(_:_:entity:mixedKeys:)``).
+    func applyLinks(
+        _ rows: RowArena, _ link: LinkSchema, entity: Int, mixedKeys: MixedKeyLog?
+    ) throws(StoreError)
     /// Saves how far an input has been read, in the group's transaction.
     func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError)
     /// Commits the group's transaction.

@@ -1,3 +1,4 @@
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 
 /// Link tables in PostgreSQL, with the SQLite store's semantics: per source,
@@ -16,8 +17,10 @@ extension PostgresStore {
         var before: String
     }
 
-    package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
-        let sources = BatchRows.linkSources(rows, link)
+    package func applyLinks(
+        _ rows: RowArena, _ link: LinkSchema, entity: Int, mixedKeys: MixedKeyLog?
+    ) throws(StoreError) {
+        let sources = BatchRows.linkSources(rows, link, entity: entity, mixedKeys: mixedKeys)
         if try loadLinksDirectly(rows, sources, link) { return }
         let stage = try linkStage(link)
         let columns = linkColumns(link)

@@ -44,7 +44,7 @@ extension PostgresStore {
         try copyRows(rows, order, groups, columns: Array(schema.columns.indices), into: stage, table)
         table.unstubbed = batchSchema
         // The statements that join the staged rows to the table need the
-        // staging table's statistics (see ``applyLinks(_:_:)``); the merge
+        // staging table's statistics (see ``applyLinks(_:_:entity:mixedKeys:)``); the merge
         // reads it once in order and does not.
         if deletions > 0 || mode == .updateOnly {
             try connection.execute("ANALYZE \(stage)", "analysing the staged rows of \(pgQuoted(table.schema.name))")

@@ -1,4 +1,5 @@
 import CSluiceSQLite3
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 
 /// Relationships in the store: link tables for to-many relationships, key-only
@@ -78,8 +79,10 @@ extension SQLiteStore {
     /// ``StoreOptions/lookupKeys`` sources) and, when they differ, deleted and
     /// the new ones inserted; equal lists are left alone, and a source with
     /// none stored just gets its links. Under `union` the new links are added.
-    package func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
-        let sources = BatchRows.linkSources(rows, link)
+    package func applyLinks(
+        _ rows: RowArena, _ link: LinkSchema, entity: Int, mixedKeys: MixedKeyLog?
+    ) throws(StoreError) {
+        let sources = BatchRows.linkSources(rows, link, entity: entity, mixedKeys: mixedKeys)
         let insertSQL =
             "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES "
         let tuple = "(" + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"

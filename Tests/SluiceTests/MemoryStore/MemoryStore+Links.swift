@@ -1,3 +1,4 @@
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 import SluiceStore
 
@@ -9,8 +10,10 @@ extension MemoryStore {
     /// only its last record counts; its stored links are compared with the
     /// new ones and, when they differ, deleted and the new ones inserted.
     /// O(link rows of the batch × stored link rows).
-    func applyLinks(_ rows: RowArena, _ link: LinkSchema) throws(StoreError) {
-        let sources = BatchRows.linkSources(rows, link)
+    func applyLinks(
+        _ rows: RowArena, _ link: LinkSchema, entity: Int, mixedKeys: MixedKeyLog?
+    ) throws(StoreError) {
+        let sources = BatchRows.linkSources(rows, link, entity: entity, mixedKeys: mixedKeys)
         let width = link.sourceColumns.count
         guard var table = state.tables[link.name] else { throw failure("linking \"\(link.name)\"", "no such table") }
         let dropped = link.rule == .replaceAndDelete ? linkedTargets(rows, link, table) : [:]
