@@ -37,12 +37,10 @@ struct PostgresCLITests {
         ).map { $0[0] ?? "" }
     }
 
-    /// A new database holding what `database` holds (`CREATE DATABASE …
-    /// TEMPLATE`, once the importers that wrote it are gone).
+    /// A new database holding what `database` holds
+    /// (``PostgresTestServer/copy(of:_:)``).
     func copy(_ server: PostgresTestServer, of database: String, _ suffix: String) throws -> String {
-        waitForIdle(server, database)
-        try server.execute("CREATE DATABASE \(name(database))_\(suffix) TEMPLATE \(name(database))")
-        return server.conninfo("\(name(database))_\(suffix)")
+        try server.copy(of: database, suffix)
     }
 
     /// The digest set `sluice status --json` shows: its units and whether
@@ -58,11 +56,8 @@ struct PostgresCLITests {
     }
 
     /// Waits until no session of a killed importer is left on `database`
-    /// (its server process ends once it notices the client is gone).
-    func waitForIdle(_ server: PostgresTestServer, _ database: String) {
-        let deadline = Date().addingTimeInterval(30)
-        while !sessions(server, database).isEmpty && Date() < deadline { usleep(10_000) }
-    }
+    /// (``PostgresTestServer/waitForIdle(_:)``).
+    func waitForIdle(_ server: PostgresTestServer, _ database: String) { server.waitForIdle(database) }
 
     /// A nightly sync with delete-missing, killed while reading, while
     /// applying, while sweeping and while counting dangling links, then

@@ -13,18 +13,9 @@ import Testing
 struct PostgresDifferentialSyncTests {
     static let seeds = Int(ProcessInfo.processInfo.environment["SLUICE_DIFFERENTIAL_PG_SEEDS"] ?? "") ?? 10
 
-    /// Waits until no session but the caller's is left on `database`: a
-    /// killed importer's ends once its server process notices.
-    static func waitForIdle(_ server: PostgresTestServer, _ database: String) {
-        let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let others = PostgresReader(server.conninfo()).value(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
-            if others == "0" { return }
-            usleep(10_000)
-        }
-    }
+    /// Waits until no session but the caller's is left on `database`
+    /// (``PostgresTestServer/waitForIdle(_:)``).
+    static func waitForIdle(_ server: PostgresTestServer, _ database: String) { server.waitForIdle(database) }
 
     @Test func skippingRunsLeaveTheDatabaseFullRunsLeave() throws {
         let server = try PostgresTestServer.makePrivate()

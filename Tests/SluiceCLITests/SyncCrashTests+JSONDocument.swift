@@ -24,16 +24,16 @@ extension SyncCrashTests {
     /// changed elements, every byte between the others checked), then
     /// resumed or run afresh, ends where an uninterrupted run does, and the
     /// run after a fresh one skips again.
-    @Test func aKilledRunOverOneJSONDocumentEndsWhereAnUninterruptedRunDoes() throws {
+    @Test(arguments: RecordDigestTests.kinds)
+    func aKilledRunOverOneJSONDocumentEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
         let mapping = Self.documentMapping
         let directory = TestPaths.temporaryDirectory()
         let day0 = try Self.document(Array(1...30_000), name: "day0.json")
         let most = try Self.document((1...30_000).filter { $0 % 10 != 0 }, name: "most.json")
-        let base = directory.appendingPathComponent("base.sqlite").path
+        let base = try newStore(kind, directory, "base")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        #expect(StoreReader(base).value("SELECT entity FROM _sluice_digest_covered") == "Event")
-        let reference = directory.appendingPathComponent("reference.sqlite").path
-        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        #expect(Self.rows(base, "SELECT entity FROM _sluice_digest_covered") == [["Event"]])
+        let reference = try copy(of: base, directory, "reference")
         let sync = ["import", "--mapping", mapping, "--delete-missing", most]
         let stats = directory.appendingPathComponent("stats.json").path
         func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
@@ -46,13 +46,10 @@ extension SyncCrashTests {
         var landed: Set<Bool> = []
         for attempt in 0..<8 where landed.count < 2 {
             let resume = attempt % 2 == 0
-            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
-            let removed = "SELECT count(*) FROM _sluice_removed_Event"
-            let wasKilled = try Self.killed(sync + ["--into", store]) {
-                Int(StoreReader(store).value(removed) ?? "0") ?? 0 > 0
-            }
-            let recorded = Int(StoreReader(store).value(removed) ?? "0") ?? 0
+            let store = try copy(of: base, directory, "crash\(attempt)")
+            let removed = "SELECT count(*) FROM \"_sluice_removed_Event\""
+            let wasKilled = try killed(sync, into: store, once: removed)
+            let recorded = Self.number(store, removed)
             if wasKilled && recorded > 0 {
                 #expect(recorded == 3_000, "attempt \(attempt): \(recorded) removed")
                 landed.insert(resume)

@@ -40,15 +40,16 @@ extension SyncCrashTests {
     /// that Event is not covered and a sweep records its skipped keys), the
     /// next day's stream (27,000 of them), and the store an uninterrupted
     /// skipping run over that stream leaves.
-    func standardInputNight(_ directory: URL) throws -> (base: String, night: Data, expected: [[[String?]]]) {
+    func standardInputNight(
+        _ kind: RecordDigestTests.Kind, _ directory: URL
+    ) throws -> (base: String, night: Data, expected: [[[String?]]]) {
         let more = Self.events(Array(1...30_500), name: "more.jsonl")
         let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
         let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
-        let base = directory.appendingPathComponent("base.sqlite").path
+        let base = try newStore(kind, directory, "base")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, more]).status == 0)
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        let reference = directory.appendingPathComponent("reference.sqlite").path
-        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        let reference = try copy(of: base, directory, "reference")
         let night = try Data(contentsOf: URL(fileURLWithPath: most))
         let clean = try runCommand(sluice, standardInputSync(reference, directory), input: night)
         #expect(clean.status == 0, "\(clean.stderr)")
@@ -77,22 +78,24 @@ extension SyncCrashTests {
     /// stays open), then resumed or run afresh: the store an uninterrupted
     /// run leaves, nothing written by the killed run; the run after the
     /// fresh one skips again.
-    @Test func aKillWhileStandardInputIsSpooledEndsWhereAnUninterruptedRunDoes() throws {
+    @Test(arguments: RecordDigestTests.kinds)
+    func aKillWhileStandardInputIsSpooledEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
         let directory = TestPaths.temporaryDirectory()
-        let (base, night, expected) = try standardInputNight(directory)
+        let (base, night, expected) = try standardInputNight(kind, directory)
         for resume in [true, false] {
-            let store = directory.appendingPathComponent("spool-\(resume).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
+            let store = try copy(of: base, directory, "spool\(resume)")
+            // The run has begun (its ledger row and the digest set marked
+            // not valid: SQLite's 0, PostgreSQL's f).
             let started = "SELECT valid FROM _sluice_digest_state"
             var spooling = Date.distantFuture
-            let wasKilled = try Self.killed(
-                standardInputSync(store, directory), input: night, held: night.count / 2
-            ) {
-                if StoreReader(store).value(started) == "0" && spooling == .distantFuture { spooling = Date() }
-                return Date().timeIntervalSince(spooling) > 0.3
+            let wasKilled = try killing(store) { poller in
+                try Self.killed(standardInputSync(store, directory), input: night, held: night.count / 2) {
+                    if ["0", "f"].contains(poller.value(started)) && spooling == .distantFuture { spooling = Date() }
+                    return Date().timeIntervalSince(spooling) > 0.3
+                }
             }
             #expect(wasKilled, "resume \(resume): the run was not killed while it spooled")
-            #expect(StoreReader(store).count("Event") == 30_500, "resume \(resume): the killed run wrote rows")
+            #expect(Self.count(store, "Event") == 30_500, "resume \(resume): the killed run wrote rows")
             let again = try runCommand(
                 sluice, standardInputSync(store, directory) + (resume ? ["--resume"] : []), input: night)
             #expect(again.status == 0, "resume \(resume): \(again.stderr)")
@@ -108,20 +111,22 @@ extension SyncCrashTests {
     /// Killed once the stream is spooled, while the keys of the records it
     /// skips are recorded as seen (read from the spool), then resumed or run
     /// afresh: the store an uninterrupted run leaves.
-    @Test func aKillWhileAStreamsSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
+    @Test(arguments: RecordDigestTests.kinds)
+    func aKillWhileAStreamsSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes(
+        kind: RecordDigestTests.Kind
+    ) throws {
         let directory = TestPaths.temporaryDirectory()
-        let (base, night, expected) = try standardInputNight(directory)
+        let (base, night, expected) = try standardInputNight(kind, directory)
         var landed: Set<Bool> = []
         for attempt in 0..<6 where landed.count < 2 {
             let resume = attempt % 2 == 0
-            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
-            let seen = "SELECT count(*) FROM _sluice_seen_Event"
-            let wasKilled = try Self.killed(standardInputSync(store, directory), input: night) {
-                Int(StoreReader(store).value(seen) ?? "0") ?? 0 > 0
+            let store = try copy(of: base, directory, "crash\(attempt)")
+            let seen = "SELECT count(*) FROM \"_sluice_seen_Event\""
+            let wasKilled = try killing(store) { poller in
+                try Self.killed(standardInputSync(store, directory), input: night) { poller.number(seen) > 0 }
             }
-            let recorded = Int(StoreReader(store).value(seen) ?? "0") ?? 0
-            if wasKilled && recorded > 0 && StoreReader(store).count("Event") == 30_500 { landed.insert(resume) }
+            let recorded = Self.number(store, seen)
+            if wasKilled && recorded > 0 && Self.count(store, "Event") == 30_500 { landed.insert(resume) }
             let again = try runCommand(
                 sluice, standardInputSync(store, directory) + (resume ? ["--resume"] : []), input: night)
             #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")

@@ -23,13 +23,15 @@ import Testing
     let third = events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")
     let small = events(Array(1...15_000), name: "small.jsonl")
 
+    /// The rows of `tables` in `store` (a SQLite file or a PostgreSQL
+    /// database), in key order.
     func dump(_ store: String, _ tables: [String] = ["Event", "Event_tags", "Tag"]) -> [[[String?]]] {
-        let reader = StoreReader(store)
-        return tables.map { reader.rows("SELECT * FROM \"\($0)\" ORDER BY 1, 2") }
+        tables.map { Self.rows(store, "SELECT * FROM \"\($0)\" ORDER BY 1, 2") }
     }
 
+    /// The status of each run `store`'s ledger holds, oldest first.
     func statuses(_ store: String) -> [String] {
-        StoreReader(store).rows("SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
+        Self.rows(store, "SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
     }
 
     /// Runs `arguments` and kills the process with SIGKILL once `ready`
@@ -51,6 +53,13 @@ import Testing
         }
         process.waitUntilExit()
         return wasKilled && process.terminationReason == .uncaughtSignal
+    }
+
+    /// Runs `arguments` into `store`, kills it once `sql` counts more than
+    /// nothing in `store` (``killed(_:timeout:when:)``) and waits until the
+    /// killed run has left the store; returns whether it was killed.
+    func killed(_ arguments: [String], into store: String, once sql: String) throws -> Bool {
+        try killing(store) { poller in try Self.killed(arguments + ["--into", store]) { poller.number(sql) > 0 } }
     }
 
     /// A kill while the delete-missing sweep has deleted some rows but not
@@ -97,17 +106,17 @@ import Testing
     /// record) or run afresh, it ends where an uninterrupted run does, and
     /// the run after a fresh one skips again (before, a run that swept
     /// parsed every record).
-    @Test func aKillWhileSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
+    @Test(arguments: RecordDigestTests.kinds)
+    func aKillWhileSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
         let directory = TestPaths.temporaryDirectory()
         let more = Self.events(Array(1...30_500), name: "more.jsonl")
         let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
         let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
-        let base = directory.appendingPathComponent("base.sqlite").path
+        let base = try newStore(kind, directory, "base")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, more]).status == 0)
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        #expect(StoreReader(base).value("SELECT count(*) FROM _sluice_digest_covered") == "0")
-        let reference = directory.appendingPathComponent("reference.sqlite").path
-        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        #expect(Self.rows(base, "SELECT count(*) FROM _sluice_digest_covered") == [["0"]])
+        let reference = try copy(of: base, directory, "reference")
         let sync = ["import", "--mapping", mapping, "--delete-missing", most]
         let stats = directory.appendingPathComponent("stats.json").path
         func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
@@ -121,14 +130,11 @@ import Testing
         var landed: Set<Bool> = []
         for attempt in 0..<6 where landed.count < 2 {
             let resume = attempt % 2 == 0
-            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
-            let seen = "SELECT count(*) FROM _sluice_seen_Event"
-            let wasKilled = try Self.killed(sync + ["--into", store]) {
-                Int(StoreReader(store).value(seen) ?? "0") ?? 0 > 0
-            }
-            let recorded = Int(StoreReader(store).value(seen) ?? "0") ?? 0
-            if wasKilled && recorded > 0 && StoreReader(store).count("Event") == 30_500 { landed.insert(resume) }
+            let store = try copy(of: base, directory, "crash\(attempt)")
+            let seen = "SELECT count(*) FROM \"_sluice_seen_Event\""
+            let wasKilled = try killed(sync, into: store, once: seen)
+            let recorded = Self.number(store, seen)
+            if wasKilled && recorded > 0 && Self.count(store, "Event") == 30_500 { landed.insert(resume) }
             let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
             #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
             #expect(dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys seen, the store differs")
@@ -148,15 +154,15 @@ import Testing
     /// and sweeps among them. Killed once they are recorded (before or
     /// during the sweep), then resumed or run afresh, it ends where an
     /// uninterrupted run does, and the run after a fresh one skips again.
-    @Test func aKillOnceTheRemovedKeysAreRecordedEndsWhereAnUninterruptedRunDoes() throws {
+    @Test(arguments: RecordDigestTests.kinds)
+    func aKillOnceTheRemovedKeysAreRecordedEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
         let directory = TestPaths.temporaryDirectory()
         let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
         let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
-        let base = directory.appendingPathComponent("base.sqlite").path
+        let base = try newStore(kind, directory, "base")
         #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        #expect(StoreReader(base).value("SELECT entity FROM _sluice_digest_covered") == "Event")
-        let reference = directory.appendingPathComponent("reference.sqlite").path
-        try FileManager.default.copyItem(atPath: base, toPath: reference)
+        #expect(Self.rows(base, "SELECT entity FROM _sluice_digest_covered") == [["Event"]])
+        let reference = try copy(of: base, directory, "reference")
         let sync = ["import", "--mapping", mapping, "--delete-missing", most]
         let stats = directory.appendingPathComponent("stats.json").path
         func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
@@ -169,14 +175,11 @@ import Testing
         var landed: Set<Bool> = []
         for attempt in 0..<8 where landed.count < 2 {
             let resume = attempt % 2 == 0
-            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
-            let removed = "SELECT count(*) FROM _sluice_removed_Event"
-            let wasKilled = try Self.killed(sync + ["--into", store]) {
-                Int(StoreReader(store).value(removed) ?? "0") ?? 0 > 0
-            }
-            let recorded = Int(StoreReader(store).value(removed) ?? "0") ?? 0
-            let seen = Int(StoreReader(store).value("SELECT count(*) FROM _sluice_seen_Event") ?? "0") ?? 0
+            let store = try copy(of: base, directory, "crash\(attempt)")
+            let removed = "SELECT count(*) FROM \"_sluice_removed_Event\""
+            let wasKilled = try killed(sync, into: store, once: removed)
+            let recorded = Self.number(store, removed)
+            let seen = Self.number(store, "SELECT count(*) FROM \"_sluice_seen_Event\"")
             if wasKilled && recorded > 0 {
                 #expect(recorded == 3_000 && seen == 0, "attempt \(attempt): \(recorded) removed, \(seen) seen")
                 landed.insert(resume)
@@ -186,9 +189,7 @@ import Testing
             #expect(
                 dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys recorded, the store differs")
             #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
-            #expect(
-                StoreReader(store).value(
-                    "SELECT count(*) FROM sqlite_schema WHERE name LIKE '\\_sluice\\_removed%' ESCAPE '\\'") == "0")
+            #expect(Self.tables(store, "_sluice_removed") == "0")
             guard !resume else { continue }
             #expect(try runCommand(sluice, sync + ["--into", store, "--stats-json", stats]).status == 0)
             #expect(try skipped().contains(#""unchangedRecords": 27000"#), "attempt \(attempt)")
