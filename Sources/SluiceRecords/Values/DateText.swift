@@ -99,23 +99,38 @@ package enum DateText {
                 stored[10] == UInt8(ascii: "T") || stored[10] == UInt8(ascii: " "),
                 stored[13] == UInt8(ascii: ":"), stored[16] == UInt8(ascii: ":")
             else { return nil }
-            func number(_ from: Int, _ digits: Int) -> Int? {
-                var value = 0
-                for offset in from..<(from + digits) {
-                    let digit = stored[offset] &- 0x30
-                    guard digit <= 9 else { return nil }
-                    value = value * 10 + Int(digit)
-                }
-                return value
-            }
-            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-                let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-                year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-                hour < 24, minute < 60, second < 60
-            else { return nil }
+            guard fields(UnsafeRawBufferPointer(stored)) != nil else { return nil }
             stored[10] = UInt8(ascii: " ")
             return body(UnsafeRawBufferPointer(stored))
         }
+    }
+
+    /// The date and time of `text`'s first 19 bytes, `YYYY-MM-DD?HH:MM:SS`
+    /// whose separators the caller checked: nil unless each field is digits
+    /// and in range. O(1), no allocation.
+    @inline(__always)
+    private static func fields(
+        _ text: UnsafeRawBufferPointer
+    ) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)? {
+        guard let year = number(text, 0, 4), let month = number(text, 5, 2), let day = number(text, 8, 2),
+            let hour = number(text, 11, 2), let minute = number(text, 14, 2), let second = number(text, 17, 2),
+            year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        return (year, month, day, hour, minute, second)
+    }
+
+    /// The decimal number of `text`'s `digits` bytes from `from`; nil unless
+    /// each is a digit.
+    @inline(__always)
+    private static func number(_ text: UnsafeRawBufferPointer, _ from: Int, _ digits: Int) -> Int? {
+        var value = 0
+        for offset in from..<(from + digits) {
+            let digit = text[offset] &- 0x30
+            guard digit <= 9 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value
     }
 
     /// Microseconds since 1970-01-01 UTC of a date in the stored form
@@ -127,23 +142,11 @@ package enum DateText {
             text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: " "),
             text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":")
         else { return nil }
-        func number(_ from: Int, _ digits: Int) -> Int? {
-            var value = 0
-            for offset in from..<(from + digits) {
-                let digit = text[offset] &- 0x30
-                guard digit <= 9 else { return nil }
-                value = value * 10 + Int(digit)
-            }
-            return value
-        }
-        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-            year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-            hour < 24, minute < 60, second < 60
-        else { return nil }
+        let bytes = UnsafeRawBufferPointer(text)
+        guard let (year, month, day, hour, minute, second) = fields(bytes) else { return nil }
         var micros = 0
         if text.count > 19 {
-            guard let fraction = number(20, text.count - 20) else { return nil }
+            guard let fraction = number(bytes, 20, text.count - 20) else { return nil }
             micros = fraction * pow10(26 - text.count)
         }
         let days = Int64(daysFromCivil(year: year, month: month, day: day))
