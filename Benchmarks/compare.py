@@ -7,7 +7,8 @@ workload, and writes the results as JSON, a Markdown table and a plot.
 
 Everything comes from this repository or is installed by the script:
   - the data: Benchmarks/events.py writes N events (shuffled integer keys, a
-    nested actor, 0-5 tags, ~500 bytes each) as JSON Lines, a JSON array, XML
+    nested actor, 0-5 tags, ~500 bytes each) as JSON Lines (also gzip -6 and
+    zstd -3 compressed), a JSON array, XML
     and the C baseline's TSV, and an update file (N/10 changed, N/10 new);
   - the C baseline: Benchmarks/baseline/load.c, built with gcc against the
     system's SQLite (pre-parsed rows, batches sorted by key, prepared
@@ -104,9 +105,10 @@ class Tool:
     """One loader: how to load a file into its store, which files it reads,
     and what a store of it is (a file or a directory)."""
 
-    def __init__(self, name, load, files, store, cases=("first", "again", "update"), once=False, note=""):
+    def __init__(self, name, load, files, store, cases=("first", "again", "update"), once=False, note="",
+                 pair="sluice"):
         self.name, self.load, self.files, self.store = name, load, files, store
-        self.cases, self.once, self.note = cases, once, note
+        self.cases, self.once, self.note, self.pair = cases, once, note, pair
 
     def paths(self, work, case):
         return os.path.join(work, "stores", self.slug() + "." + case), os.path.join(work, "stores", self.slug() + ".base")
@@ -162,6 +164,14 @@ def tools(a, work, venv):
              {"first": "base.tsv", "again": "base.tsv", "update": "base.update.tsv"}, "file",
              note="pre-parsed TSV, no JSON parsing"),
     ]
+    sluice_on = lambda options: lambda s, f: "%s import --quiet %s --mapping %s --into %s %s" % (
+        SLUICE, options, mapping("events.yml"), s, f)
+    found += [
+        Tool("sluice, --threads 1", sluice_on("--threads 1"), {"first": "base.jsonl"}, "file", cases=("first",),
+             note="one parse thread, against sluice's default"),
+        Tool("sluice, gzip", sluice_on(""), {"first": "base.jsonl.gz"}, "file", cases=("first",)),
+        Tool("sluice, zstd", sluice_on(""), {"first": "base.jsonl.zst"}, "file", cases=("first",)),
+    ]
     if not a.no_formats:
         found += [
             Tool("sluice, JSON array", lambda s, f: "%s import --quiet --mapping %s --into %s %s" % (SLUICE, mapping("events-array.yml"), s, f),
@@ -177,6 +187,10 @@ def tools(a, work, venv):
             Tool("ijson + sqlite3", lambda s, f: "%s %s %s" % (peer("ijson_load.py"), s, f), jsonl, "file"),
             Tool("DuckDB", lambda s, f: "%s %s %s" % (peer("duckdb_load.py"), s, f), jsonl, "file",
                  note="tags as a LIST column, no link table"),
+            Tool("DuckDB, gzip", lambda s, f: "%s %s %s" % (peer("duckdb_load.py"), s, f), {"first": "base.jsonl.gz"},
+                 "file", cases=("first",), pair="sluice, gzip", note="the same script; read_json decompresses"),
+            Tool("DuckDB, zstd", lambda s, f: "%s %s %s" % (peer("duckdb_load.py"), s, f), {"first": "base.jsonl.zst"},
+                 "file", cases=("first",), pair="sluice, zstd", note="the same script; read_json decompresses"),
             Tool("dlt → DuckDB", lambda s, f: "%s duckdb %s %s" % (peer("dlt_load.py"), s, f), jsonl, "directory", once=True),
             Tool("dlt → SQLite", lambda s, f: "%s sqlite %s %s" % (peer("dlt_load.py"), s, f), jsonl, "directory", once=True),
         ]
@@ -193,6 +207,9 @@ def setup(a, work):
         os.makedirs(data, exist_ok=True)
         print("writing %d events (Benchmarks/events.py) ..." % a.records, file=sys.stderr, flush=True)
         sh("python3 %s dataset %d %s" % (os.path.join(BENCHMARKS, "events.py"), a.records, os.path.join(data, "base")))
+    base = os.path.join(data, "base.jsonl")
+    if not os.path.exists(base + ".zst"):
+        sh("gzip -6 -k -f %s && zstd -q -3 -f %s -o %s.zst" % (base, base, base))
     venv = os.path.join(work, "venv")
     if not os.path.exists(os.path.join(venv, "bin", "python")):
         sh("python3 -m venv %s" % venv)
@@ -204,7 +221,7 @@ def setup(a, work):
 
 
 def benchmark(a, work, data, venv):
-    results = {tool.name: {"note": tool.note, "cases": {}} for tool in tools(a, work, venv)}
+    results = {tool.name: {"note": tool.note, "pair": tool.pair, "cases": {}} for tool in tools(a, work, venv)}
     for case, title in CASES:
         for round_ in range(a.runs):
             for tool in tools(a, work, venv):
@@ -238,9 +255,10 @@ def describe(result):
 
 
 def summarise(results):
-    """Medians per tool and case, and the ratio to sluice's run of the same round."""
-    sluice = results["sluice"]["cases"]
+    """Medians per tool and case, and the ratio to the run of the same round
+    of the sluice row it pairs with (the same input form)."""
     for name, tool in results.items():
+        sluice = results[tool.get("pair", "sluice")]["cases"]
         tool["summary"] = {}
         for case, runs in tool["cases"].items():
             done = [r for r in runs if "wall" in r]
@@ -262,7 +280,8 @@ def summarise(results):
 def markdown(results, meta):
     lines = ["Events workload, %s records (%s of JSON Lines), %s; %d rounds, medians (tools marked ¹ run once)." % (
         "{:,}".format(meta["records"]), "%.0f MB" % (meta["input_bytes"] / 1e6), meta["machine"], meta["runs"]),
-        "Ratio = the tool's wall time / sluice's in the same round (above 1: sluice is faster).", "",
+        "Ratio = the tool's wall time / sluice's in the same round, on the same input form (plain, gzip or zstd;"
+        " above 1: sluice is faster).", "",
         "| tool | case | wall s | × sluice | peak RSS MiB | written MB |", "|---|---|---|---|---|---|"]
     for name, tool in results.items():
         for case, title in CASES:
