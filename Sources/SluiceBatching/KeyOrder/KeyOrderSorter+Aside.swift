@@ -5,9 +5,10 @@
 /// hold half the budget it hands them to a thread of their own, which
 /// sorts, encodes, compresses and writes them as one run per table, and
 /// fills the other half meanwhile. One run is written at a time, so each
-/// run still covers a contiguous stretch of the input and every table's
-/// runs are in input order, as the merge's ties need; memory stays within
-/// ``SortOptions/memoryBytes``. docs/performance.md, "Runs written aside".
+/// run still covers a contiguous stretch of the input: the occurrences of a
+/// key it combines are neighbours in input order, as in a run written in
+/// place. Memory stays within ``SortOptions/memoryBytes``.
+/// docs/performance.md, "Runs written aside".
 extension KeyOrderSorter {
     /// Hands the rows held to a new thread that writes them as one run per
     /// table, after waiting for the run before (whose failure it throws) and

@@ -106,7 +106,7 @@ package final class KeyOrderSorter {
     }
 
     let directory: String
-    let options: SortOptions
+    private let options: SortOptions
     /// Compresses and decompresses the run files; made at the first spill.
     private var codec: RunCodec?
     var tables: [String: Table] = [:]
