@@ -4,43 +4,6 @@
     import Darwin
 #endif
 
-/// A thread running one closure, joined when its result is needed.
-final class Worker: @unchecked Sendable {
-    private var thread = pthread_t()
-    private let body: () -> Void
-    private var started = false
-
-    /// Starts `body` on a new thread.
-    init(_ body: @escaping () -> Void) {
-        self.body = body
-        let box = Unmanaged.passRetained(self).toOpaque()
-        started =
-            pthread_create(
-                &thread, nil,
-                { argument in
-                    let worker = Unmanaged<Worker>.fromOpaque(argument!).takeRetainedValue()
-                    worker.body()
-                    return nil
-                }, box) == 0
-        if !started {
-            Unmanaged<Worker>.fromOpaque(box).release()
-            body()
-        }
-    }
-
-    /// Lets the thread end on its own; it will not be joined.
-    func detach() {
-        if started { pthread_detach(thread) }
-        started = false
-    }
-
-    /// Waits for the closure to return.
-    func join() {
-        if started { pthread_join(thread, nil) }
-        started = false
-    }
-}
-
 /// A value one thread sets and others read, behind a mutex: what the
 /// pipeline's threads exchange besides the queue of groups (its
 /// cancellation flag, the go-ahead to apply sorted rows, the store's

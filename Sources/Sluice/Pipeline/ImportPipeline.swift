@@ -104,7 +104,11 @@ final class ImportPipeline {
             store, compiled, options, formats: formats, directory: options.sort.directory ?? target.sortDirectory)
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sortDirectory = options.sort.directory ?? target.sortDirectory
-        let sorter = options.order == .key ? KeyOrderSorter(directory: sortDirectory, options: options.sort) : nil
+        // With parse workers the store thread only copies rows: their runs are written aside.
+        let parsesOnWorkers = ParseWorkers.refusal(compiled, options) == nil
+        let sorter =
+            options.order == .key
+            ? KeyOrderSorter(directory: sortDirectory, options: options.sort, aside: parsesOnWorkers) : nil
         if recorder != nil { sorter?.mixedKeys = MixedKeyLog() }
         exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
         parseSide = ParseSide(
@@ -112,7 +116,7 @@ final class ImportPipeline {
             resumePoints: resumePoints,
             resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         parseSide.recorder = recorder
-        if ParseWorkers.refusal(compiled, options) == nil {
+        if parsesOnWorkers {
             parseSide.workers = ParseWorkers(
                 count: options.threads, compiled: compiled, options: options, exchange: exchange,
                 spill: parseSide.spill, recorder: recorder)

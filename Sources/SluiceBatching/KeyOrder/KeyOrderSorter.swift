@@ -29,13 +29,22 @@ package final class KeyOrderSorter {
         let onePerKey: Bool
         let combining: Bool
         @exclusivity(unchecked) var held: RowArena
+        /// The arena of the last run written aside, emptied, to fill next.
+        var spare: RowArena?
+        /// Written by one thread at a time: the sorter's, or the one writing
+        /// a run aside.
         var file: RunFile?
         /// The most bytes one row of the table has held (``RowArena/byteSize``).
         var largestRow = 0
         /// Rows added to this table, before repeated keys are combined.
         var rowsAdded = 0
 
-        init(_ batch: Batch) {
+        /// The read buffers of a compaction's merge: half the sort budget.
+        let bufferBytes: Int
+
+        /// A table shaped as `batch`, whose compactions read through
+        /// `bufferBytes`.
+        init(_ batch: Batch, bufferBytes: Int) {
             prototype = batch
             prototype.rows = RowArena(columnCount: 0)
             if let link = batch.link {
@@ -47,16 +56,69 @@ package final class KeyOrderSorter {
             }
             combining = batch.schema.combinesOccurrences
             held = RowArena(columnCount: batch.rows.columnCount)
+            self.bufferBytes = bufferBytes
+        }
+
+        /// Sorts `rows` by key (one row per key where the table keeps one,
+        /// the keys whose occurrences disagree going to `log` as keys of
+        /// `entity`), writes them as a new run, then merges the smallest
+        /// runs while there are more than `fanIn`; returns the rows written.
+        /// O(n log n) in the rows.
+        func writeRun(
+            _ rows: inout RowArena, entity: Int, fanIn: Int, directory: String, codec: RunCodec, log: MixedKeyLog?
+        ) throws(SpillError) -> Int {
+            let file: RunFile
+            if let existing = self.file {
+                file = existing
+            } else {
+                file = try RunFile(directory: directory, codec: codec)
+            }
+            self.file = file
+            let order = KeyOrderSorter.sortedRows(
+                &rows, keys: keys, onePerKey: onePerKey, combining: combining,
+                disagreeing: log.map { log in
+                    { [keys] rows, row in log.add(table: entity, rows, row: row, keys: keys) }
+                })
+            for row in order { try file.append(row: row, of: rows, ordinal: rows.ordinals[row]) }
+            try file.endRun()
+            while file.runs.count > fanIn {
+                try compact(file, fanIn: fanIn, columnCount: rows.columnCount, codec: codec)
+            }
+            return order.count
+        }
+
+        /// Merges the table's smallest runs (`fanIn` of them, rows of at
+        /// most `columnCount` cells) into one: runs of about the same size
+        /// are merged together, so rows are rewritten once per tier rather
+        /// than once per compaction.
+        func compact(_ file: RunFile, fanIn: Int, columnCount: Int, codec: RunCodec) throws(SpillError) {
+            let bySize = file.runs.indices.sorted { file.runs[$0].count < file.runs[$1].count }
+            let merged = bySize.prefix(fanIn).sorted()
+            let merge = try RunMerge(
+                file: file, runs: merged, keys: keys, columnCount: columnCount, bufferBytes: bufferBytes, codec: codec)
+            while let head = merge.head {
+                try file.append(row: 0, of: head.current, ordinal: head.current.ordinals[0])
+                try merge.advance()
+            }
+            try file.endRun()
+            file.dropRuns(Set(merged))
         }
     }
 
-    private let directory: String
+    let directory: String
     private let options: SortOptions
     /// Compresses and decompresses the run files; made at the first spill.
     private var codec: RunCodec?
-    private var tables: [String: Table] = [:]
-    private var names: [String] = []
-    @exclusivity(unchecked) private var heldBytes = 0
+    var tables: [String: Table] = [:]
+    var names: [String] = []
+    @exclusivity(unchecked) var heldBytes = 0
+    /// The rows held before they are spilled: the budget, or half of it
+    /// when runs are written aside (the other half is the run being written).
+    private let heldLimit: Int
+    /// Whether runs are written aside (``spillAside()``), and the one being
+    /// written.
+    private let writesAside: Bool
+    var runAside: (worker: Worker, run: RunAside)?
     private var released = false
     private var sequence = 0
     /// The last checkpoint of each input added, in the order inputs came.
@@ -70,14 +132,24 @@ package final class KeyOrderSorter {
     /// record digests.
     package var mixedKeys: MixedKeyLog?
 
-    /// Rows spilled to run files so far, all tables together.
-    package private(set) var spilledRows = 0
+    /// Rows spilled to run files so far, all tables together (those written
+    /// aside counted once their run is written).
+    package internal(set) var spilledRows = 0
 
-    /// A sorter whose run files go in `directory`.
-    package init(directory: String, options: SortOptions) {
+    /// A sorter whose run files go in `directory`. With `aside`, each run is
+    /// sorted, encoded, compressed and written on a thread of its own while
+    /// the caller fills the next (``spillAside()``), the two holding half of
+    /// ``SortOptions/memoryBytes`` each; without it, ``add(_:)`` does that
+    /// work itself.
+    package init(directory: String, options: SortOptions, aside: Bool = false) {
         self.directory = directory
         self.options = options
+        heldLimit = aside ? options.memoryBytes / 2 : options.memoryBytes
+        writesAside = aside
     }
+
+    /// Waits for a run still being written aside (a run that ended early).
+    deinit { runAside?.worker.join() }
 
     /// Takes a group's rows (copying them) and its checkpoint; spills every
     /// table when the rows held exceed the budget. O(rows) plus, when it
@@ -91,7 +163,7 @@ package final class KeyOrderSorter {
             if let known = tables[name] {
                 table = known
             } else {
-                table = Table(batch)
+                table = Table(batch, bufferBytes: options.memoryBytes / 2)
                 tables[name] = table
                 names.append(name)
             }
@@ -115,7 +187,9 @@ package final class KeyOrderSorter {
                 checkpoints.append(checkpoint)
             }
         }
-        if heldBytes > options.memoryBytes { try spill() }
+        if heldBytes > heldLimit {
+            if writesAside { try spillAside() } else { try spill() }
+        }
     }
 
     /// The tables in the order to apply them: entity tables, each after the
@@ -141,11 +215,14 @@ package final class KeyOrderSorter {
     /// last occurrence still wins inside one.
     package func chunks(of name: String, rows: Int, bytes: Int = .max) throws(SpillError) -> KeyOrderedChunks? {
         if !released {
+            try awaitRunAside()
             try spill(releasing: true)
             released = true
         }
         guard let table = tables[name], let file = table.file, !file.runs.isEmpty, let codec else { return nil }
-        while file.runs.count > fanIn(of: table) { try compact(table, file, codec) }
+        while file.runs.count > fanIn(of: table) {
+            try table.compact(file, fanIn: fanIn(of: table), columnCount: table.held.columnCount, codec: codec)
+        }
         let merge = try RunMerge(
             file: file, runs: Array(file.runs.indices), keys: table.keys, columnCount: table.held.columnCount,
             bufferBytes: options.memoryBytes / 2, codec: codec)
@@ -160,31 +237,13 @@ package final class KeyOrderSorter {
         for name in names {
             guard let table = tables[name] else { continue }
             if table.held.rowCount > 0 {
-                let codec = try runCodec()
-                let file: RunFile
-                if let existing = table.file {
-                    file = existing
-                } else {
-                    file = try RunFile(directory: directory, codec: codec)
-                }
-                table.file = file
-                let log = mixedKeys
-                let entity = table.prototype.entity
-                let rows = Self.sortedRows(
-                    &table.held, keys: table.keys, onePerKey: table.onePerKey, combining: table.combining,
-                    disagreeing: log.map { log in
-                        { [keys = table.keys] rows, row in log.add(table: entity, rows, row: row, keys: keys) }
-                    })
-                // Read through one local copy: `table.held` in the loop copied
-                // the arena a row (84,703 copies, 24 M instructions at 20,000 events).
-                let held = table.held
-                for row in rows { try file.append(row: row, of: held, ordinal: held.ordinals[row]) }
-                try file.endRun()
-                spilledRows += rows.count
-                while file.runs.count > fanIn(of: table) { try compact(table, file, codec) }
+                spilledRows += try table.writeRun(
+                    &table.held, entity: table.prototype.entity, fanIn: fanIn(of: table), directory: directory,
+                    codec: try runCodec(), log: mixedKeys)
             }
             if releasing {
                 table.held = RowArena(columnCount: table.held.columnCount)
+                table.spare = nil
                 table.file?.endWriting()
             } else {
                 table.held.removeAll()
@@ -198,29 +257,12 @@ package final class KeyOrderSorter {
     /// run, so runs × the largest row stay within half the memory budget
     /// (at least two runs). 24 records of three 5 MiB fields: peak RSS 848
     /// MB with 24 runs merged at once; see docs/nightly-sync.md.
-    private func fanIn(of table: Table) -> Int {
+    func fanIn(of table: Table) -> Int {
         max(2, min(options.fanIn, (options.memoryBytes / 2) / max(1, table.largestRow)))
     }
 
-    /// Merges a table's smallest runs (``fanIn(of:)`` of them) into one:
-    /// runs of about the same size are merged together, so rows are
-    /// rewritten once per tier rather than once per compaction.
-    private func compact(_ table: Table, _ file: RunFile, _ codec: RunCodec) throws(SpillError) {
-        let bySize = file.runs.indices.sorted { file.runs[$0].count < file.runs[$1].count }
-        let merged = bySize.prefix(fanIn(of: table)).sorted()
-        let merge = try RunMerge(
-            file: file, runs: merged, keys: table.keys, columnCount: table.held.columnCount,
-            bufferBytes: options.memoryBytes / 2, codec: codec)
-        while let head = merge.head {
-            try file.append(row: 0, of: head.current, ordinal: head.current.ordinals[0])
-            try merge.advance()
-        }
-        try file.endRun()
-        file.dropRuns(Set(merged))
-    }
-
     /// The run codec, made on first use.
-    private func runCodec() throws(SpillError) -> RunCodec {
+    func runCodec() throws(SpillError) -> RunCodec {
         if let codec { return codec }
         guard let made = RunCodec() else {
             throw SpillError(
