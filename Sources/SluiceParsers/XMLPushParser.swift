@@ -115,6 +115,18 @@ package final class XMLPushParser {
         after context: UnsafeRawBufferPointer, line: Int, column: Int, byteOffset: Int64
     ) throws(ParseError) {
         try feed(context)
+        move(line: line, column: column, byteOffset: byteOffset)
+    }
+
+    /// Whether the parser was fed anything (a placed parse: its context).
+    package var started: Bool { context != nil }
+
+    /// Moves libxml2's line, column (in characters) and byte count to where
+    /// the next bytes are in the whole document: those of the next unit a
+    /// placed parse reads from its place, once the last one's end tag is
+    /// parsed (``place(after:line:column:byteOffset:)`` for the first).
+    /// Costs nothing but the stores.
+    package func move(line: Int, column: Int, byteOffset: Int64) {
         guard let parser = self.context, let input = parser.pointee.input else { return }
         input.pointee.line = Int32(clamping: line)
         input.pointee.col = Int32(clamping: column)
