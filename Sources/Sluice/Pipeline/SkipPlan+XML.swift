@@ -21,18 +21,17 @@ extension SkipPlan {
 /// end of the input) is checked once, in the hash pass, so that a run that
 /// then reads only its selected units at their places fails wherever a full
 /// run fails: an error here makes the run parse every unit the whole way
-/// (``SkipPlan/refusal``), which reports it where a full run does. Costs
-/// what libxml2 spends on the bytes between the units and on one marker a
-/// unit, and a count of each unit's line breaks (``SkippedElement``).
+/// (``SkipPlan/refusal``), which reports it where a full run does, so the
+/// markers do not move libxml2's location past the units' bytes
+/// (``XMLPushParser/feed(skipping:starts:ends:located:)``). Costs what
+/// libxml2 spends on the bytes between the units and on one marker a unit.
 final class XMLDocumentCheck: RecordSink {
-    private var parser: DocumentParser?
+    private var parser: XMLPushParser?
 
     /// A check of the input called `name`, as `compiled` reads it.
     init(_ compiled: CompiledMapping, _ options: ImportOptions, name: String, spill: ValueSpill) {
         let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
-        parser = DocumentParser(
-            format: .xml, handler: assembler, name: name, compressed: false, multipleValues: false,
-            limits: options.limits)
+        parser = XMLPushParser(handler: assembler, name: name)
     }
 
     /// Reads the next bytes between units.
@@ -42,7 +41,7 @@ final class XMLDocumentCheck: RecordSink {
 
     /// Reads bytes of a unit, as the marker in its place.
     func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ImportError) {
-        do throws(ParseError) { try parser?.feed(skipping: bytes, starts: starts, ends: ends) } catch {
+        do throws(ParseError) { try parser?.feed(skipping: bytes, starts: starts, ends: ends, located: false) } catch {
             throw .parse(error)
         }
     }
