@@ -1,11 +1,5 @@
 @_spi(Machinery) import SluiceRecords
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The places of an XML input's units (docs/record-digests.md, "The
 /// selected units read at their places"): a unit read from its place is
 /// parsed by a parser placed after its context (the declaration, the
