@@ -59,6 +59,24 @@ struct DocumentParser {
         try placed.get()
     }
 
+    /// Places the next bytes, the first of a unit read from its `place`
+    /// (``UnitPositions``), where that unit is in the input. JSON values:
+    /// ``skip(to:line:column:)``. XML: the first unit after its `context`
+    /// (``place(after:at:column:)``, every unit of an input having the
+    /// same), each later one after the end tag of the last, the location
+    /// moved (``XMLPushParser/move(line:column:byteOffset:)``); `place`'s
+    /// column is in characters. Costs the parse of `context` once.
+    func place(_ place: UnitPositions.Place, after context: [UInt8]) throws(ParseError) {
+        guard let xml else { return try skip(to: place.start, line: place.line, column: place.column) }
+        guard !xml.started else { return xml.move(line: place.line, column: place.column, byteOffset: place.start) }
+        let placed = context.withUnsafeBytes { bytes in
+            Result { () throws(ParseError) in
+                try xml.place(after: bytes, line: place.line, column: place.column, byteOffset: place.start)
+            }
+        }
+        try placed.get()
+    }
+
     /// Reads `bytes` of a unit the parse skips, in its place a marker
     /// (``XMLPushParser/feed(skipping:starts:ends:)``,
     /// ``JSONPushParser/feed(skipping:starts:ends:)``); `starts` and `ends`

@@ -11,6 +11,9 @@
 /// Costs a search for each line break (`memchr`) and a count of the
 /// continuation bytes after the last, eight bytes at a time.
 struct SkippedElement {
+    /// Whether the location is moved past the element: if not, its bytes
+    /// are not counted (``XMLPushParser/feed(skipping:starts:ends:located:)``).
+    let located: Bool
     private(set) var bytes = 0
     private(set) var lineBreaks = 0
     private var lastLineBytes = 0
@@ -22,9 +25,12 @@ struct SkippedElement {
         utf8 ? lastLineBytes - lastLineContinuations : lastLineBytes
     }
 
+    /// An element whose bytes are counted when `located`.
+    init(located: Bool = true) { self.located = located }
+
     /// Adds the element's next bytes.
     mutating func add(_ piece: UnsafeRawBufferPointer) {
-        guard let base = piece.baseAddress, piece.count > 0 else { return }
+        guard located, let base = piece.baseAddress, piece.count > 0 else { return }
         bytes += piece.count
         let input = base.assumingMemoryBound(to: UInt8.self)
         var lastLineStart = 0

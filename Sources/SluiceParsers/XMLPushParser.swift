@@ -89,12 +89,17 @@ package final class XMLPushParser {
     /// where a full parse reports it. `starts` when `bytes` are the
     /// element's first, `ends` when its last. Costs a search of the bytes
     /// for line breaks and a count of the continuation bytes after the last
-    /// one (``SkippedElement``); no copy, no buffer.
+    /// one (``SkippedElement``); no copy, no buffer. Not `located`, none of
+    /// that: the location is left where the marker leaves it, for a parse
+    /// that only asks whether the document around the elements is
+    /// well-formed.
     ///
     /// - Throws: ``ParseError`` when the document before the element is not
     ///   well-formed, or the handler throws.
-    package func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ParseError) {
-        if starts { skipped = SkippedElement() }
+    package func feed(
+        skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool, located: Bool = true
+    ) throws(ParseError) {
+        if starts { skipped = SkippedElement(located: located) }
         skipped.add(bytes)
         guard ends else { return }
         markers.append(skipped)
@@ -115,6 +120,18 @@ package final class XMLPushParser {
         after context: UnsafeRawBufferPointer, line: Int, column: Int, byteOffset: Int64
     ) throws(ParseError) {
         try feed(context)
+        move(line: line, column: column, byteOffset: byteOffset)
+    }
+
+    /// Whether the parser was fed anything (a placed parse: its context).
+    package var started: Bool { context != nil }
+
+    /// Moves libxml2's line, column (in characters) and byte count to where
+    /// the next bytes are in the whole document: those of the next unit a
+    /// placed parse reads from its place, once the last one's end tag is
+    /// parsed (``place(after:line:column:byteOffset:)`` for the first).
+    /// Costs nothing but the stores.
+    package func move(line: Int, column: Int, byteOffset: Int64) {
         guard let parser = self.context, let input = parser.pointee.input else { return }
         input.pointee.line = Int32(clamping: line)
         input.pointee.col = Int32(clamping: column)
@@ -247,7 +264,7 @@ package final class XMLPushParser {
     /// libxml2 reached the end of the marker of `element`: its line,
     /// column and byte count are moved past the element's bytes.
     private func markerEnded(_ element: SkippedElement) {
-        guard let input = context?.pointee.input else { return }
+        guard element.located, let input = context?.pointee.input else { return }
         // No encoder: libxml2 reads the bytes as they are, UTF-8.
         let encoded = input.pointee.buf.map { $0.pointee.encoder != nil } ?? false
         let columns = Int32(clamping: element.lastLineColumns(utf8: !encoded))

@@ -16,19 +16,6 @@ extension RecordDigestTests {
         return String(line.dropLast()) + ",\n  \"pad\": \"" + String(repeating: "x", count: pad) + "\"\n}"
     }
 
-    /// The bytes the command read (`rchar` of `/proc`, its store's included),
-    /// run as the child of a shell that prints its own counts once it has
-    /// reaped it; and the command's exit status.
-    func bytesRead(_ arguments: [String]) throws -> (status: Int32, read: Int) {
-        let command = ([sluice] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let script = "\(command) >/dev/null 2>&1; s=$?; grep '^rchar' /proc/$$/io; exit $s"
-        let result = try runCommand("/bin/sh", ["-c", script])
-        let read = result.stdout.split(separator: " ").last.flatMap {
-            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        return (result.status, read ?? -1)
-    }
-
     /// The next day's dump with `--delete-missing`: its 40 new and changed
     /// records of 3,000 are probed and parsed from their places, so the run
     /// reads the file about once (the hash pass), where it read it three

@@ -124,11 +124,12 @@ extension ImportPipeline {
             let selection = parseSide.recorder?.selection
         else { return false }
         try beginInput(name: name, format: format, compressed: false)
+        let context = places.context(of: index)
         do throws(ImportError) {
             try places.forEachSelected(
                 input: index, path: name, selection: selection, chunkSize: options.chunkSize
             ) { ordinal, place, piece, first, last throws(ImportError) in
-                try parseSide.feedPlaced(ordinal, place, piece, first: first, last: last)
+                try parseSide.feedPlaced(ordinal, place, piece, first: first, last: last, context: context)
             }
         } catch {
             if case .input(let failure) = error { throw damaged(failure) }

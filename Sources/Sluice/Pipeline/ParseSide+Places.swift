@@ -4,18 +4,21 @@
 /// offset, line and record number.
 extension ParseSide {
     /// Parses a piece of selected unit `ordinal`, at `place` (its `first`
-    /// and `last` pieces say so).
+    /// and `last` pieces say so), after `context` (XML:
+    /// ``UnitPositions/context(of:)``).
     func feedPlaced(
-        _ ordinal: Int, _ place: UnitPositions.Place, _ piece: UnsafeRawBufferPointer, first: Bool, last: Bool
+        _ ordinal: Int, _ place: UnitPositions.Place, _ piece: UnsafeRawBufferPointer, first: Bool, last: Bool,
+        context: [UInt8]
     ) throws(ImportError) {
         guard let input, let recorder else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         if first { inputBytes = place.start }
-        try recorder.feedPlaced(ordinal, place, piece, first: first, last: last) { piece throws(ImportError) in
+        try recorder.feedPlaced(ordinal, place, piece, first: first, last: last, context: context) {
+            piece throws(ImportError) in
             do throws(ParseError) { try input.parser.feed(piece) } catch { throw translate(error) }
         } reposition: { ordinal, place throws(ImportError) in
             do throws(ParseError) {
-                try input.parser.skip(to: place.start, line: place.line, column: place.column)
+                try input.parser.place(place, after: context)
             } catch {
                 throw translate(error)
             }

@@ -59,15 +59,15 @@ extension SkipPlan {
             }
             do throws(ImportError) {
                 if let places = places(of: index) {
+                    let context = places.context(of: index)
                     try places.forEachSelected(
                         input: index, path: input.name, selection: selection, chunkSize: options.chunkSize
                     ) { ordinal, place, piece, first, last throws(ImportError) in
                         guard !overflow else { return }
-                        try recorder.feedPlaced(ordinal, place, piece, first: first, last: last, parse: parse) {
-                            ordinal, place throws(ImportError) in
-                            do throws(ParseError) {
-                                try parser.skip(to: place.start, line: place.line, column: place.column)
-                            } catch {
+                        try recorder.feedPlaced(
+                            ordinal, place, piece, first: first, last: last, context: context, parse: parse
+                        ) { ordinal, place throws(ImportError) in
+                            do throws(ParseError) { try parser.place(place, after: context) } catch {
                                 throw .parse(error)
                             }
                             assembler.numberNext(ordinal)

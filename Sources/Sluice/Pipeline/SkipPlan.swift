@@ -239,6 +239,8 @@ final class SkipPlan {
         for (index, input) in inputs.enumerated() {
             recorder.positions = placeable(input) ? places : nil
             recorder.positions?.begin(input: index)
+            let check = documentCheck(input)
+            recorder.blanksAll = check != nil
             var compression = Compression.none
             recorder.unitEnded = { unit throws(ImportError) in
                 let entry = DigestEntry(
@@ -249,10 +251,17 @@ final class SkipPlan {
                 name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
             do {
                 compression = try read(input) { chunk throws(ImportError) in
-                    try recorder.feed(chunk) { _ throws(ImportError) in
-                    } blank: { _, _, _ throws(ImportError) in
+                    try recorder.feed(chunk) { piece throws(ImportError) in
+                        // An input the scanner refused is parsed whole by the run: not checked here.
+                        if recorder.refusal == nil { try check?.feed(piece) }
+                    } blank: { piece, starts, ends throws(ImportError) in
+                        try check?.feed(skipping: piece, starts: starts, ends: ends)
                     } reposition: { _, _ throws(ImportError) in
                     }
+                }
+                if let check, recorder.refusal == nil {
+                    try recorder.flushHeld { piece throws(ImportError) in try check.feed(piece) }
+                    try check.finish()
                 }
                 try recorder.end()
             } catch {
@@ -276,10 +285,11 @@ final class SkipPlan {
 
     /// Whether the probe and the parse may read `input`'s selected units
     /// from their places: a file (not a spooled stream, whose parse follows
-    /// every byte for a resume) of JSON values that need no context. Its
-    /// places are kept only if it is not compressed either.
-    private func placeable(_ input: PlannedInput) -> Bool {
-        input.spool == nil && compiled.documentKind == .json && multipleValues(input.format)
+    /// every byte for a resume) of JSON values that need no context, or of
+    /// XML (``UnitPositions+XML``). Its places are kept only if it is not
+    /// compressed either.
+    func placeable(_ input: PlannedInput) -> Bool {
+        input.spool == nil && (compiled.documentKind == .xml || multipleValues(input.format))
     }
 
     /// The places of input `index`'s units, when its selected units are read

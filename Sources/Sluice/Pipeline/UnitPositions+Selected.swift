@@ -19,8 +19,8 @@ extension UnitPositions {
 
     /// Reads the units of input `index` that `selection` selects from the
     /// file at `path`, `chunkSize` bytes at most a read, and hands `body`
-    /// each one's ordinal, its place, and its bytes in pieces, with whether
-    /// the piece is its first and its last.
+    /// each one's ordinal, its place (XML: its column in characters), and
+    /// its bytes in pieces, with whether the piece is its first and its last.
     /// Cost: the selected units' bytes, the gaps between close ones, and one
     /// read of the input's places.
     func forEachSelected(
@@ -56,8 +56,10 @@ extension UnitPositions {
             }
         }
 
+        let characters = holdsContext(of: index)
         try forEach(input: index) { (ordinal, place) throws(ImportError) in
             guard selection.contains(input: index, ordinal: ordinal) else { return }
+            let place = characters ? try Self.counted(place, descriptor: descriptor, path: path) : place
             if let first = batch.first, let last = batch.last,
                 place.start - last.place.end > Self.gapBytes || place.end - first.place.start > Int64(buffer.count)
             {
@@ -70,7 +72,7 @@ extension UnitPositions {
 
     /// Fills `buffer` from `descriptor` at `offset`; a file that ends before
     /// is one that changed since the hash pass read it.
-    private static func read(
+    static func read(
         _ descriptor: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64
     ) throws(ImportError) {
         var done = 0

@@ -18,7 +18,8 @@ import SluiceInput
 /// before it (the gap since its end, its length, the lines since its start,
 /// its column less one): about 5 bytes a unit of the events (10 MB at
 /// 2,000,000 units), written once and read in order by the probe and by
-/// the parse.
+/// the parse. Kept too for XML in UTF-8 whose units all have one context
+/// (``UnitPositions+XML``), held once an input.
 ///
 /// Memory: one buffer of ``bufferBytes``, and one more while a reader reads.
 final class UnitPositions {
@@ -50,6 +51,12 @@ final class UnitPositions {
     private var last = Place(start: 0, end: 0, line: 1, column: 1)
     /// The start of the unit being read.
     private var pending: UnitBoundary?
+    /// XML: the context of the input being recorded's units, whether one
+    /// of them had another (its places are then forgotten), and each kept
+    /// input's (``UnitPositions+XML``).
+    var context: [UInt8]?
+    var contextRefused = false
+    var contexts: [Int: [UInt8]] = [:]
 
     /// A file of places in `directory`.
     init(directory: String) throws(SpillError) {
@@ -73,6 +80,8 @@ final class UnitPositions {
         units = 0
         last = Place(start: 0, end: 0, line: 1, column: 1)
         pending = nil
+        context = nil
+        contextRefused = false
     }
 
     /// Notes the start of a unit of the input being recorded.
@@ -97,12 +106,14 @@ final class UnitPositions {
     }
 
     /// Ends the input being recorded: its places are kept when `complete`
-    /// (every unit ended), else forgotten.
+    /// (every unit ended) and its units' contexts allow, else forgotten.
     func end(complete: Bool) throws(SpillError) {
         guard let index = input else { return }
         input = nil
         try flush()
-        if complete { ranges[index] = (inputStart..<written, units) }
+        guard complete && !contextRefused else { return }
+        ranges[index] = (inputStart..<written, units)
+        contexts[index] = context
     }
 
     /// Whether the places of input `index` were kept.

@@ -54,10 +54,17 @@ final class UnitRecorder {
     /// UTF-16): it is then parsed whole, and the run's digests are not
     /// trusted (``ImportPipeline/saveUnits()``).
     private(set) var refusal: String?
-    /// In the hash pass of a run that skips: where each unit of an input
-    /// whose units need no context lies, for the probe and the parse to read
-    /// only the selected ones (``UnitPositions``).
+    /// In the hash pass of a run that skips: where each unit of a file of
+    /// JSON values or of XML lies, for the probe and the parse to read only
+    /// the selected ones (``UnitPositions``).
     var positions: UnitPositions?
+    /// In that hash pass, XML: every unit is hashed and fed to `blank`, so
+    /// that the parser it feeds checks the document around the units once
+    /// (``feedWhole(_:parse:blank:)``), and the probe and the parse need not.
+    var blanksAll = false
+    /// Whether the current input's selected units were read from their
+    /// places (``feedPlaced(_:_:_:first:last:context:parse:reposition:)``).
+    private var placed = false
 
     /// A recorder keying its digests with `secret`, spilling in `directory`.
     init(secret: [UInt8], directory: String) {
@@ -84,6 +91,7 @@ final class UnitRecorder {
         inUnit = false
         blanks = compiled.documentKind == .xml || !multipleValues
         skipping = false
+        placed = false
         held.removeAll()
     }
 
@@ -93,8 +101,9 @@ final class UnitRecorder {
     /// Whether the parser was fed a whole document, to be finished at the
     /// input's end: all of it, XML or one JSON document with its units
     /// replaced by markers, or JSON Lines with a unit parsed (a JSON Lines
-    /// parse fed no unit has nothing to finish).
-    var fedDocument: Bool { !parsesSome || blanks || parsedAny }
+    /// parse fed no unit has nothing to finish). XML read from its units'
+    /// places is not: the hash pass checked the document around them.
+    var fedDocument: Bool { placed ? !blanks && parsedAny : !parsesSome || blanks || parsedAny }
     /// The scanner refused the current input: it is parsed whole.
     private var parsesWhole = false
 
@@ -131,7 +140,7 @@ final class UnitRecorder {
             try flushHeld(parse)
             return try parse(chunk)
         }
-        if selection != nil && blanks { return try feedWhole(chunk, parse: parse, blank: blank) }
+        if (selection != nil || blanksAll) && blanks { return try feedWhole(chunk, parse: parse, blank: blank) }
         let selective = selection != nil
         var parsed = 0
         var hashedFrom = 0
@@ -164,7 +173,8 @@ final class UnitRecorder {
     /// ``feed(_:parse:blank:reposition:)`` of XML or one JSON document
     /// with a selection: every
     /// byte to the parser, the selected units as they are (and hashed), the
-    /// others to `blank`.
+    /// others to `blank`; with ``blanksAll``, every unit hashed and to
+    /// `blank`, its place kept.
     private func feedWhole(
         _ chunk: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
         blank: (UnsafeRawBufferPointer, Bool, Bool) throws(ImportError) -> Void
@@ -176,7 +186,7 @@ final class UnitRecorder {
             if boundary.kind == .start {
                 unitsSeen = boundary.ordinal
                 inUnit = selection?.contains(input: input, ordinal: boundary.ordinal) ?? true
-                skipping = !inUnit
+                skipping = blanksAll || !inUnit
                 starting = true
                 let carried = context >= 0 && !contexts[context].carried.isEmpty
                 if !carried {
@@ -190,6 +200,7 @@ final class UnitRecorder {
                 guard inUnit else { continue }
                 parsedAny = true
                 unit.begin(context < 0 ? nil : contexts[context])
+                if let positions { positions.started(boundary, context: context < 0 ? [] : contexts[context].open) }
                 hashedFrom = at
             } else if inUnit || skipping {
                 try feedUnit(UnsafeRawBufferPointer(rebasing: chunk[fed..<at]), parse: parse, blank: blank, ends: true)
@@ -197,6 +208,7 @@ final class UnitRecorder {
                 skipping = false
                 if inUnit {
                     unit.add(UnsafeRawBufferPointer(rebasing: chunk[hashedFrom..<at]))
+                    try notePlace(end: boundary.byteOffset)
                     try close()
                 }
             }
@@ -222,12 +234,12 @@ final class UnitRecorder {
     }
 
     /// Feeds bytes of the current unit: as they are when it is selected,
-    /// else blanked.
+    /// else (and with ``blanksAll``) blanked.
     private func feedUnit(
         _ bytes: UnsafeRawBufferPointer, parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
         blank: (UnsafeRawBufferPointer, Bool, Bool) throws(ImportError) -> Void, ends: Bool
     ) throws(ImportError) {
-        if inUnit { return try parse(bytes) }
+        if !skipping { return try parse(bytes) }
         guard bytes.count > 0 || ends else { return }
         try blank(bytes, starting, ends)
         starting = false
@@ -283,18 +295,20 @@ final class UnitRecorder {
     /// (``UnitPositions/forEachSelected(input:path:selection:chunkSize:_:)``)
     /// rather than found by the scanner: on its `first` piece `reposition`
     /// places the parser and the record numbers at unit `ordinal`'s
-    /// `place`; each piece is hashed and parsed; the `last` closes the unit.
+    /// `place`; each piece is hashed (after `context`, an XML unit's:
+    /// ``UnitPositions/context(of:)``) and parsed; the `last` closes the unit.
     func feedPlaced(
         _ ordinal: Int, _ place: UnitPositions.Place, _ piece: UnsafeRawBufferPointer, first: Bool, last: Bool,
-        parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
+        context: [UInt8], parse: (UnsafeRawBufferPointer) throws(ImportError) -> Void,
         reposition: (Int, UnitPositions.Place) throws(ImportError) -> Void
     ) throws(ImportError) {
         if first {
             unitsSeen = ordinal
             inUnit = true
             parsedAny = true
+            placed = true
             try reposition(ordinal, place)
-            unit.begin(nil)
+            unit.begin(context.isEmpty ? nil : UnitContext(open: context))
         }
         unit.add(piece)
         try parse(piece)
@@ -305,6 +319,7 @@ final class UnitRecorder {
     /// `units` units; the scanner, which read none of it, is not asked.
     func endPlaced(units: Int) {
         unitsSeen = units
+        placed = true
         scanner = nil
     }
 
