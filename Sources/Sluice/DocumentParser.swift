@@ -45,15 +45,22 @@ struct DocumentParser {
         try json?.skip(to: byteOffset, line: line, lineStart: byteOffset - Int64(column - 1))
     }
 
-    /// XML: starts a parse of part of a document at `unit`, its first unit:
+    /// Starts a parse of part of a document at `unit`, its first unit:
     /// `context` (the unit's ``UnitContext/open``) is parsed first and the
-    /// location moved to the unit's line, its `column` in characters and
-    /// its byte offset (``XMLPushParser/place(after:line:column:byteOffset:)``).
+    /// location moved to the unit's line, its `column` and its byte offset.
+    /// XML: the column in characters
+    /// (``XMLPushParser/place(after:line:column:byteOffset:)``); one JSON
+    /// document: the path to the unit written as JSON (`{"items":[`), the
+    /// column in bytes, as the JSON parser counts it.
     func place(after context: [UInt8], at unit: UnitBoundary, column: Int) throws(ParseError) {
-        guard let xml else { return }
         let placed = context.withUnsafeBytes { bytes in
             Result { () throws(ParseError) in
-                try xml.place(after: bytes, line: unit.line, column: column, byteOffset: unit.byteOffset)
+                if let xml {
+                    try xml.place(after: bytes, line: unit.line, column: column, byteOffset: unit.byteOffset)
+                } else if let json {
+                    try json.feed(bytes)
+                    try json.skip(to: unit.byteOffset, line: unit.line, lineStart: unit.byteOffset - Int64(column - 1))
+                }
             }
         }
         try placed.get()

@@ -177,6 +177,27 @@ import Testing
         }
     }
 
+    /// The JSON document form with the skipping side's every run on two
+    /// threads, its inputs read 64 bytes at a time: its workers parse the
+    /// runs that skip nothing, each item as one value after the path to its
+    /// first element, the damage between elements found where one thread
+    /// finds it; the runs that skip parse on one thread. At the default 24
+    /// records a document is one item; `SLUICE_DIFFERENTIAL_RECORDS=3000`
+    /// cuts each into several.
+    @Test(arguments: 0..<groups)
+    func skippingJSONDocumentRunsOnTwoThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
+        for offset in stride(from: group, to: Self.documentSeeds, by: Self.groups) {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .json,
+                skippingRun: ["--threads", "2", "--chunk-size", "64"])
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+        }
+    }
+
     /// The same with the skipping side's every run (first imports, skipping
     /// runs, kills and their resumes) on two threads, its inputs read 64
     /// bytes at a time (records cross chunks): its workers hash the units

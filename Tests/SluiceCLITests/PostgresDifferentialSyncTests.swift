@@ -96,17 +96,21 @@ struct PostgresDifferentialSyncTests {
 
     /// The same over one JSON document a file (`$.events[*]`, its damaged
     /// dumps damaged between the elements a run skips), a third of the
-    /// seeds: the skipping side's runs must leave records unparsed.
-    @Test func skippingJSONDocumentRunsLeaveTheDatabaseFullRunsLeave() throws {
+    /// seeds: the skipping side's runs must leave records unparsed. Then a
+    /// tenth of the seeds with the skipping side's every run on two threads,
+    /// its inputs read 64 bytes at a time (its workers parse the runs that
+    /// skip nothing).
+    @Test(arguments: [([String](), 3), (["--threads", "2", "--chunk-size", "64"], 10)])
+    func skippingJSONDocumentRunsLeaveTheDatabaseFullRunsLeave(skippingRun: [String], seedShare: Int) throws {
         let server = try PostgresTestServer.makePrivate()
         defer { try? server.crash() }
         var unchanged = 0
-        for offset in 0..<max(1, Self.seeds / 3) {
+        for offset in 0..<max(1, Self.seeds / seedShare) {
             let sequence = SyncSequence(
                 seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
                 records: DifferentialSyncTests.records, directory: TestPaths.temporaryDirectory(), format: .json)
             var sides: [DifferentialSync.Side] = []
-            for (name, arguments) in [("skipping", []), ("full", DifferentialSync.fullRunArguments)] {
+            for (name, arguments) in [("skipping", skippingRun), ("full", DifferentialSync.fullRunArguments)] {
                 let database = try server.newDatabase()
                 var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
                 side.settle = { Self.waitForIdle(server, database) }

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Machinery) import SluiceRecords
 import SluiceTestSupport
 import Testing
 
@@ -38,9 +39,27 @@ import Testing
         #expect(ParseWorkers.refusal(xml, options(threads: 2)) == nil)
     }
 
-    @Test func recordsBelowTheTopLevelParseOnOneThread() throws {
+    /// Records below the top level parse on several threads when each is a
+    /// unit of the scanner: the elements of one JSON document, cut into
+    /// items placed after the path to their first element
+    /// (`ParseSide.beginSplit`); not records nested inside the values of
+    /// JSON Lines, which parse on the parse side.
+    @Test func oneJSONDocumentParsesOnSeveralThreads() throws {
         let nested = try CompiledMapping(
             Mapping.parse(yaml: "entities:\n  Event: {records: \"$.events[*]\", key: id, attributes: {id: integer}}"))
-        #expect(ParseWorkers.refusal(nested, options(threads: 2)) == "records below the top level")
+        let options = options(threads: 2)
+        #expect(ParseWorkers.refusal(nested, options) == nil)
+        let exchange = PipelineExchange(limits: options.batch, cancelled: Flag())
+        let side = ParseSide(
+            compiled: nested, options: options, exchange: exchange, identities: [:], resumePoints: [:],
+            resumedStreams: [:], spill: ValueSpill(directory: NSTemporaryDirectory()))
+        let workers = ParseWorkers(
+            count: 2, compiled: nested, options: options, exchange: exchange, spill: side.spill, recorder: nil)
+        defer { workers.stop() }
+        side.workers = workers
+        #expect(try side.beginSplit(name: "events.json", format: .json, compressed: false))
+        #expect(side.split?.documentContext == [])
+        side.split = nil
+        #expect(try side.beginSplit(name: "events.jsonl", format: .jsonl, compressed: false) == false)
     }
 }

@@ -25,6 +25,10 @@ final class InputSplit {
     /// (``xmlStart(at:_:in:)``; `nil` until it is known).
     var startXML: ParseItem.XMLStart?
     var encodingCuttable: Bool?
+    /// One JSON document: what places a parser at `start`
+    /// (``ParseItem/documentContext``, empty at the input's start); `nil`
+    /// for JSON Lines and XML.
+    var documentContext: [UInt8]?
     /// Top-level values started so far (each one record), and whether the
     /// bytes so far end inside one.
     var units = 0
@@ -54,17 +58,21 @@ final class InputSplit {
 extension ParseSide {
     /// Starts input `name` as items for the workers when the run has them
     /// and the input can be cut (the scanner accepts its record paths; not
-    /// standard input a resume must verify; not XML in a run that skips,
-    /// which feeds libxml2 the whole document); `false` when it is parsed here.
+    /// standard input a resume must verify; its units records,
+    /// ``unitsAreRecords(_:)``; not XML or one JSON document in a run that
+    /// skips, which feeds the parser the whole document); `false` when it is
+    /// parsed here.
     func beginSplit(name: String, format: InputFormat, compressed: Bool) throws(ImportError) -> Bool {
-        guard workers != nil, fileIdentity(name) != nil || resumedStreams[name] == nil,
-            format != .xml || recorder?.selection == nil,
+        let multiple = multipleValues(format)
+        guard workers != nil, fileIdentity(name) != nil || resumedStreams[name] == nil, unitsAreRecords(format),
+            (format != .xml && multiple) || recorder?.selection == nil,
             let scanner = try? RecordBoundaryScanner(
-                paths: compiled.routes.map(\.path), kind: compiled.documentKind, multipleValues: true, name: name)
+                paths: compiled.routes.map(\.path), kind: compiled.documentKind, multipleValues: multiple, name: name)
         else { return false }
         split = InputSplit(
             index: inputsBegun, name: name, format: format, compressed: compressed,
             skipThrough: resumePoints[name] ?? 0, scanner: scanner)
+        if format != .xml && !multiple { split?.documentContext = [] }
         if let recorder { split?.unitSpans = ParseItem.Units(selective: recorder.selection != nil) }
         inputsBegun += 1
         inputBytes = 0
@@ -96,10 +104,11 @@ extension ParseSide {
             let at = boundary.offsetInChunk
             guard split.pending.count + at - from >= itemBytes else { return }
             let xml = split.xmlStart(at: boundary, context, in: bytes)
-            guard split.format != .xml || xml != nil else { return }
+            let document = split.documentStart(at: boundary, context, in: bytes)
+            guard split.format != .xml || xml != nil, split.documentContext == nil || document != nil else { return }
             split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
             from = at
-            try dispatch(last: false, next: boundary, xml: xml)
+            try dispatch(last: false, next: boundary, xml: xml, document: document)
         }
         split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
         inputBytes += Int64(bytes.count)
@@ -153,11 +162,14 @@ extension ParseSide {
 
     /// Hands the pending bytes to the workers as an item (the input's
     /// `last`), the next one starting at `next`.
-    private func dispatch(last: Bool, next: UnitBoundary?, xml: ParseItem.XMLStart? = nil) throws(ImportError) {
+    private func dispatch(
+        last: Bool, next: UnitBoundary?, xml: ParseItem.XMLStart? = nil, document: [UInt8]? = nil
+    ) throws(ImportError) {
         guard let split, let workers else { return }
         let item = ParseItem(
             input: split.index, name: split.name, format: split.format, compressed: split.compressed,
-            skipThrough: split.skipThrough, bytes: split.pending, start: split.start, xml: split.startXML, last: last,
+            skipThrough: split.skipThrough, bytes: split.pending, start: split.start, xml: split.startXML,
+            documentContext: split.documentContext, endsAtUnit: next != nil, last: last,
             bytesBefore: split.start?.byteOffset ?? 0, identity: fileIdentity(split.name) ?? streamIdentity,
             rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore, units: split.unitSpans)
         split.pending = []
@@ -165,6 +177,7 @@ extension ParseSide {
         split.unitSpans?.spans = []
         split.start = next
         split.startXML = xml
+        if split.documentContext != nil { split.documentContext = document }
         try workers.dispatch(item)
     }
 
@@ -200,11 +213,13 @@ extension ParseSide {
                 from = at
                 if split.pending.count >= itemBytes { try dispatch(last: false, next: boundary) }
             } else if split.pending.count + at - from >= itemBytes,
-                case let xml = split.xmlStart(at: boundary, context, in: bytes), split.format != .xml || xml != nil
+                case let xml = split.xmlStart(at: boundary, context, in: bytes), split.format != .xml || xml != nil,
+                case let document = split.documentStart(at: boundary, context, in: bytes),
+                split.documentContext == nil || document != nil
             {
                 split.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from..<at]))
                 from = at
-                try dispatch(last: false, next: boundary, xml: xml)
+                try dispatch(last: false, next: boundary, xml: xml, document: document)
             }
             // An XML start tag's first bytes that an earlier chunk carried are the pending ones.
             var start = boundary

@@ -96,7 +96,7 @@ final class ParseSide: RecordSink {
     func beginParse(name: String, format: InputFormat, compressed: Bool) throws(ImportError) {
         let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
         assembler.skipThrough = resumePoints[name] ?? 0
-        let multiple = format == .jsonl || compiled.routes.contains { $0.path.components.isEmpty }
+        let multiple = multipleValues(format)
         let parser = DocumentParser(
             format: format, handler: assembler, name: name, compressed: compressed, multipleValues: multiple,
             limits: options.limits)

@@ -49,7 +49,7 @@ extension ParseWorker {
             }
         }
         let open = try fed.get()
-        guard item.last else { return try Self.parseThrough(item, with: parser) }
+        guard item.last else { return try Self.parseThrough(item, with: parser, numbering: assembler) }
         if !itemUnits.selective || !itemUnits.spans.isEmpty { try parser.finish() }
         if open && itemUnits.endEndsUnit, let digest = unit?.end(), let unit { units.append(digest, of: unit) }
         // A selective parse numbers the input's records as a whole parse does.

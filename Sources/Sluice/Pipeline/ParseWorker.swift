@@ -27,6 +27,15 @@ struct ParseItem: Sendable {
     /// XML: what places a parser at ``start`` (``XMLStart``); `nil` for
     /// JSON and for an input's first item.
     var xml: XMLStart?
+    /// One JSON document (record paths below its top level): what its
+    /// worker parses before the item's first unit, the path to it written as
+    /// JSON (its ``UnitContext/open``, `{"items":[`), empty for the input's
+    /// first item; `nil` for JSON Lines and XML. Such an item's parser reads
+    /// one value (``ParseWorker/parseThrough(_:with:numbering:)``).
+    var documentContext: [UInt8]?
+    /// Whether the next item's first unit follows these bytes: an item cut
+    /// at a unit's start, not the input's last nor one ended by a read error.
+    var endsAtUnit = false
     /// Whether the input ends with these bytes.
     var last: Bool
     /// What the groups cut in it carry: the input's bytes before the item,
@@ -118,13 +127,13 @@ final class ParseWorker: RecordSink {
 
     /// Parses `item` and cuts its rows. O(its bytes).
     private func parse(_ item: ParseItem) throws(ImportError) {
-        // XML: each item is a document part of its own, parsed after its context.
-        if input?.index != item.input || item.format == .xml {
+        // XML and one JSON document: each item is a document part of its own, parsed after its context.
+        if input?.index != item.input || item.format == .xml || item.documentContext != nil {
             let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)
             assembler.skipThrough = item.skipThrough
             let parser = DocumentParser(
                 format: item.format, handler: assembler, name: item.name, compressed: item.compressed,
-                multipleValues: true, limits: options.limits)
+                multipleValues: item.documentContext == nil, limits: options.limits)
             input = (item.input, assembler, parser)
         }
         guard let input else { return }
@@ -133,6 +142,8 @@ final class ParseWorker: RecordSink {
             if let start = item.start {
                 if let xml = item.xml {
                     try input.parser.place(after: xml.context, at: start, column: xml.column)
+                } else if let context = item.documentContext {
+                    try input.parser.place(after: context, at: start, column: start.column)
                 } else {
                     // JSON Lines: a top-level value needs no context.
                     try input.parser.skip(to: start)
@@ -146,7 +157,11 @@ final class ParseWorker: RecordSink {
                     Result { () throws(ParseError) in try input.parser.feed(bytes) }
                 }
                 try fed.get()
-                if item.last { try input.parser.finish() } else { try Self.parseThrough(item, with: input.parser) }
+                if item.last {
+                    try input.parser.finish()
+                } else {
+                    try Self.parseThrough(item, with: input.parser, numbering: input.assembler)
+                }
             }
         } catch {
             throw .parse(ParseSide.numbered(error, by: input.assembler))

@@ -66,10 +66,6 @@ final class ParseWorkers {
     static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions) -> String? {
         if options.threads <= 1 { return "one thread" }
         if options.order == .input { return "--order input" }
-        // JSON: every top-level value is then one record, numbered as the scanner numbers units.
-        if compiled.documentKind == .json && !compiled.routes.contains(where: { $0.path.components.isEmpty }) {
-            return "records below the top level"
-        }
         if compiled.mappers.contains(where: { $0 is SchemalessMapper }) {
             return "column types inferred as records come"
         }
