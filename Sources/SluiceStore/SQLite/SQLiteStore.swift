@@ -70,6 +70,9 @@ package final class SQLiteStore: RowStore {
         var deletedByKey = false
         /// Whether a key is stored (``stores(_:_:_:cells:_:)``).
         var keyExists: SQLiteStatement?
+        /// What ``keyExists`` does, for its errors: made once with the
+        /// statement, since it runs once a link row.
+        var keyCheck = ""
 
         init(schema: TableSchema) { self.schema = schema }
 
