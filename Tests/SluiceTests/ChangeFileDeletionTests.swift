@@ -61,6 +61,58 @@ import Testing
         #expect(again[entity: "E"]?.updated == 0)
     }
 
+    /// A source's links go row by row by the link table's whole key
+    /// (`SQLiteStore.LinkDeletes`): a key of two columns, an ordered list
+    /// with a repeated target (keyed by position) and an unordered one, each
+    /// emptied by a deletion and replaced by a changed list, in both orders.
+    @Test(arguments: [ApplyOrder.key, .input]) func deletedAndChangedSourcesLoseEveryLinkOfEachKind(
+        order: ApplyOrder
+    ) throws {
+        let yaml = """
+            entities:
+              R:
+                records: $
+                key: [a, b]
+                delete-when: {op: {equals: d}}
+                attributes: {a: integer, b: string, name: string}
+                relationships:
+                  path: {entity: T, source: "path[*]", many: true, ordered: true, missing: stub}
+                  tags: {entity: T, source: "tags[*]", many: true, missing: stub}
+              T:
+                key: name
+                attributes: {name: string}
+            """
+        let store = newStore()
+        var options = ImportOptions()
+        options.order = order
+        options.batch.maxRows = 2
+        try sync(
+            yaml,
+            (1...4).map { #"{"a": \#($0), "b": "x", "path": ["p", "q", "p"], "tags": ["s", "t"]}"# }.joined(
+                separator: "\n"),
+            store: store, options: options)
+        let change = [
+            #"{"a": 1, "b": "x", "op": "d"}"#,
+            #"{"a": 2, "b": "x", "path": ["q"], "tags": ["t", "u"]}"#,
+            #"{"a": 3, "b": "x", "op": "d"}"#,
+        ].joined(separator: "\n")
+        let report = try sync(yaml, change, store: store, options: options)
+        let links = Dictionary(uniqueKeysWithValues: report.tables.map { ($0.name, $0) })
+        // 1 and 3 lose 3 + 2 links each; 2's lists differ, so both go whole.
+        #expect(links["R_path"]?.deleted == 9)
+        #expect(links["R_tags"]?.deleted == 6)
+        #expect(links["R_path"]?.inserted == 1)
+        #expect(links["R_tags"]?.inserted == 2)
+        let reader = StoreReader(store)
+        #expect(reader.rows("SELECT a, b FROM R ORDER BY a") == [["2", "x"], ["4", "x"]])
+        #expect(
+            reader.rows("SELECT R_a, R_b, T_name FROM R_path ORDER BY R_a, position")
+                == [["2", "x", "q"], ["4", "x", "p"], ["4", "x", "q"], ["4", "x", "p"]])
+        #expect(
+            reader.rows("SELECT R_a, T_name FROM R_tags ORDER BY R_a, T_name")
+                == [["2", "t"], ["2", "u"], ["4", "s"], ["4", "t"]])
+    }
+
     @Test func deletionsNeedAKeyAndTheirOwnPaths() {
         #expect(throws: MappingError.self) {
             try Mapping.parse(

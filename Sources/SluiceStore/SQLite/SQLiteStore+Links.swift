@@ -9,10 +9,11 @@ extension SQLiteStore {
     /// keyed by (source, position) when ordered, else (source, target), with
     /// an index on the target for joins from the other side.
     func ensureLinkTable(_ link: LinkSchema) throws(StoreError) {
+        linkDeleteStatements[link.name] = nil
         let sourceNames = link.sourceColumns.map { quoted($0.name) }
         let target = quoted(link.targetColumn.name)
         let entity = link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]
-        let key = sourceNames + (link.ordered ? ["\"position\""] : entity + [target])
+        let key = linkKeyColumns(link)
         var definitions: [String: String] = [
             target: "\(target) \(link.targetColumn.type.sqlType) NOT NULL",
             "\"position\"": "\"position\" INTEGER NOT NULL",
@@ -35,6 +36,15 @@ extension SQLiteStore {
                 + "PRIMARY KEY (\(key.joined(separator: ", ")))) WITHOUT ROWID",
             "creating the link table \(quoted(link.name))")
         try createTargetIndex(link)
+    }
+
+    /// A link table's primary key, its columns quoted: the source's
+    /// columns, then the position when the link is ordered, else the
+    /// target's entity (when it may name several) and key.
+    func linkKeyColumns(_ link: LinkSchema) -> [String] {
+        let entity = link.choices.isEmpty ? [] : [quoted(LinkSchema.entityColumnName)]
+        return link.sourceColumns.map { quoted($0.name) }
+            + (link.ordered ? ["\"position\""] : entity + [quoted(link.targetColumn.name)])
     }
 
     /// The index on a link table's target, for joins from the target side.
@@ -87,19 +97,16 @@ extension SQLiteStore {
             "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES "
         let tuple = "(" + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
         let together = Self.insertRows(columns: link.columnCount)
-        let deleteSQL =
-            "DELETE FROM \(quoted(link.name)) WHERE "
-            + link.sourceColumns.map { "\(quoted($0.name)) = ?" }.joined(separator: " AND ")
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
-        let delete = try SQLiteStatement(connection, deleteSQL, "preparing link deletes")
+        let delete = try linkDeletes(link)
         let insert = try SQLiteStatement(connection, insertSQL + tuple, "preparing link inserts")
         let insertMany =
             together > 1 && rows.rowCount >= together
             ? try SQLiteStatement(
                 connection, insertSQL + Array(repeating: tuple, count: together).joined(separator: ", "),
                 "preparing link inserts") : nil
-        let (unlinking, linking) = ("unlinking \(quoted(link.name))", "linking \(quoted(link.name))")
+        let linking = "linking \(quoted(link.name))"
         let width = link.sourceColumns.count
         // Each target is stubbed once per batch (tags repeat across sources),
         // by the index of its table in `targets`.
@@ -139,9 +146,9 @@ extension SQLiteStore {
                 if try !sourceStands(rows, source.row, link, bytes) { continue }
                 if source.unlink && stored[index] != .none {
                     try flush()
-                    delete.rewind()
-                    for column in 0..<width { bind(delete.handle, Int32(column + 1), rows[source.row, column], bytes) }
-                    removed += try delete.run(unlinking)
+                    removed += try delete.run { statement in
+                        for column in 0..<width { bind(statement, Int32(column + 1), rows[source.row, column], bytes) }
+                    }
                 }
                 for row in source.kept {
                     if link.storedTargetsOnly,

@@ -39,6 +39,8 @@ package final class SQLiteStore: RowStore {
     package internal(set) var sideWrites = SideWrites()
     /// Cached stub inserts, by target table.
     var stubStatements: [String: SQLiteStatement] = [:]
+    /// Cached deletes of a source's links, by link table.
+    var linkDeleteStatements: [String: LinkDeletes] = [:]
     private var checkpointStatement: SQLiteStatement?
 
     /// Asked just before each commit; when it returns true the transaction
@@ -63,13 +65,17 @@ package final class SQLiteStore: RowStore {
         var greatest: SQLiteStatement?
         var writes: [WriteKey: SQLiteStatement] = [:]
         var seen: SQLiteStatement?
-        /// Deletes a row by key, then the links from it (change files).
-        var deleteByKey: [SQLiteStatement] = []
+        /// Deletes a row by key (change files; the links from it go by
+        /// ``SQLiteStore/linkDeletes(_:)``).
+        var deleteByKey: SQLiteStatement?
         /// Whether this run deleted rows of the table by key: its link rows
         /// are then written only for sources still stored.
         var deletedByKey = false
         /// Whether a key is stored (``stores(_:_:_:cells:_:)``).
         var keyExists: SQLiteStatement?
+        /// What ``keyExists`` does, for its errors: made once with the
+        /// statement, since it runs once a link row.
+        var keyCheck = ""
 
         init(schema: TableSchema) { self.schema = schema }
 
@@ -78,7 +84,7 @@ package final class SQLiteStore: RowStore {
             greatest = nil
             writes = [:]
             seen = nil
-            deleteByKey = []
+            deleteByKey = nil
             keyExists = nil
         }
     }
@@ -125,6 +131,7 @@ package final class SQLiteStore: RowStore {
         for table in tables.values { table.finalize() }
         tables = [:]
         stubStatements = [:]
+        linkDeleteStatements = [:]
         checkpointStatement = nil
         connection.close()
     }
