@@ -160,7 +160,6 @@ extension ImportPipeline {
                 throw .store(error)
             }
         }
-        var removed = skipPlan?.removed ?? []
         // Units that produce a key whose occurrences disagree are pinned; past
         // the log's limit the set stays invalid and the next run parses all.
         let log = storeSide.sorter?.mixedKeys
@@ -168,28 +167,48 @@ extension ImportPipeline {
         // An input the scanner could not cut has no units: a set without them
         // must not be trusted either.
         let trusted = log?.overflowed != true && recorder.refusal == nil
+        // The run's units and the removed ones, both in digest order, merged
+        // into saves of at most `unitsPerSave` changes (a removal before a
+        // save of the same digest, as the store applies them).
         let units: SortedUnits
-        do { units = try recorder.spill.sorted() } catch { throw .spill(error) }
+        let removals: SortedDigests?
+        var unit: StoredUnit?
+        var removal: UnitDigest?
+        do {
+            units = try recorder.spill.sorted()
+            removals = try skipPlan?.removed.sorted()
+            unit = try units.next()
+            removal = try removals?.next()?.entry.digest
+        } catch {
+            throw .spill(error)
+        }
         var batch: [StoredUnit] = []
+        var removing: [UnitDigest] = []
         while true {
-            let unit: StoredUnit?
-            do { unit = try units.next() } catch { throw .spill(error) }
-            if var unit {
-                if !mixed.isEmpty {
-                    _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
-                        if mixed.contains(UnitKeys.identity(entry)) { unit.pinned = true }
+            do throws(SpillError) {
+                if let digest = removal, unit.map({ digest <= $0.digest }) ?? true {
+                    removing.append(digest)
+                    removal = try removals?.next()?.entry.digest
+                } else if var saved = unit {
+                    if !mixed.isEmpty {
+                        _ = UnitKeys.forEach(saved.keys, digest: saved.digest) { entry in
+                            if mixed.contains(UnitKeys.identity(entry)) { saved.pinned = true }
+                        }
                     }
+                    batch.append(saved)
+                    unit = try units.next()
                 }
-                batch.append(unit)
-                if batch.count < Self.unitsPerSave { continue }
+            } catch {
+                throw .spill(error)
             }
-            let removing = removed
-            removed = []
-            do { try store.saveUnits(batch, removing: removing, last: unit == nil && trusted) } catch {
+            let done = unit == nil && removal == nil
+            if !done && batch.count + removing.count < Self.unitsPerSave { continue }
+            do { try store.saveUnits(batch, removing: removing, last: done && trusted) } catch {
                 throw .store(error)
             }
+            if done { return }
             batch.removeAll(keepingCapacity: true)
-            if unit == nil { return }
+            removing.removeAll(keepingCapacity: true)
         }
     }
 

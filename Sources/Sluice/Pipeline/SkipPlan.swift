@@ -43,7 +43,11 @@ final class SkipPlan {
     let secret: [UInt8]
     let directory: String
     private(set) var selection: UnitSelection
-    private(set) var removed: [UnitDigest] = []
+    /// The digests of the kept units the inputs no longer have, on disk
+    /// (``DigestSorter``, a 1 MiB budget): a run that replaces a set of
+    /// 2,000,000 units with a file of a few had held them all, with their
+    /// copies in the save, at 313 MB peak.
+    let removed: DigestSorter
     /// Keys whose contributions disagree (``UnitKeys/identity(_:)``).
     private(set) var mixedKeys: Set<[UInt8]> = []
     /// Units skipped: those kept and not selected.
@@ -97,6 +101,7 @@ final class SkipPlan {
         self.secret = secret
         self.directory = directory
         self.covered = covered
+        removed = DigestSorter(directory: directory, memoryBytes: 1 << 20)
         selection = UnitSelection(inputs: inputs)
         proportional = DigestPolicy.sweepsInProportion(compiled, covered: covered)
         removedKeys = Array(repeating: [], count: compiled.mappers.count)
@@ -323,7 +328,9 @@ final class SkipPlan {
                     return
                 }
                 guard next?.digest == unit.digest else {
-                    removed.append(unit.digest)
+                    do throws(SpillError) { try removed.add(DigestEntry(digest: unit.digest, payload: 0)) } catch {
+                        failure = failure ?? error
+                    }
                     noteRemoved(unit)
                     return
                 }

@@ -1,0 +1,47 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+extension RecordDigestTests {
+    /// A run whose file replaces the store's digest set (a file of a few
+    /// records after a dump of many) removes every unit that file does not
+    /// have. It held every removed digest, and twice more in the save: the
+    /// update file of `Benchmarks/postgres.py` (400,000 events) onto a
+    /// 2,000,000-event store peaked at 313 MB into SQLite and 172 MB into
+    /// PostgreSQL (release build); here, replacing 100,000 and 300,000 units
+    /// peaked at 48 and 77 MB (release build). The removed digests now go to
+    /// disk and are saved in bounded transactions: 42 and 48 MB (debug build;
+    /// what is left is SQLite's page cache filling on the larger store). The
+    /// set then holds the small file's units alone, and the next run of that
+    /// file skips every record.
+    @Test func replacingALargeDigestSetDoesNotHoldItsUnits() throws {
+        func replace(units: Int) throws -> Int {
+            let directory = TestPaths.temporaryDirectory()
+            let dump = directory.appendingPathComponent("dump.jsonl").path
+            let lines = (0..<units).map { #"{"id":\#(($0 * 7919) % units),"v":\#($0)}"# }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: dump, atomically: true, encoding: .utf8)
+            let small = directory.appendingPathComponent("small.jsonl").path
+            let changed = (0..<10).map { #"{"id":\#($0),"v":-1}"# }
+            try (changed.joined(separator: "\n") + "\n").write(toFile: small, atomically: true, encoding: .utf8)
+            let store = directory.appendingPathComponent("replace.sqlite").path
+            let zeroConfig = ["import", "--into", store, "--entity", "E", "--key", "id", "--format", "jsonl"]
+            let first = try runCommand(sluice, zeroConfig + [dump])
+            #expect(first.status == 0, "\(first.stderr)")
+            let (status, peakKiB) = try runMeasured(sluice, zeroConfig + [small], inputPath: "/dev/null")
+            #expect(status == 0)
+            #expect(StoreReader(store).count("E") == units)
+            let json = try runCommand(sluice, ["status", "--json", store]).stdout
+            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            let digests = try #require(object?["digests"] as? [String: Any], "\(json)")
+            #expect(digests["units"] as? Int == 10 && digests["valid"] as? Bool == true, "\(json)")
+            let again = try runCommand(sluice, zeroConfig + ["--stats-json", stats(store), small])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(try unchangedRecords(store) == 10)
+            return peakKiB
+        }
+        let few = try replace(units: 100_000)
+        let many = try replace(units: 300_000)
+        print("replacing a digest set: 100,000 units peak \(few) KiB, 300,000 units peak \(many) KiB")
+        #expect(many < few + 12 * 1024, "100,000 units: \(few) KiB, 300,000 units: \(many) KiB")
+    }
+}
