@@ -30,8 +30,14 @@ import SluiceParsers
 /// the voided keys' fingerprints (``voidedKeys(_:)``).
 final class SkipPlan {
     /// The keys of selected units the probe holds; past it the run parses
-    /// every unit (a change this large costs what a full run does).
-    static let maxProbedKeys = 1_000_000
+    /// every unit (a change this large costs what a full run does). Each
+    /// key held costs about 180 bytes (its bytes in an array of their own
+    /// and the dictionary's entry): at 1,000,000 an update file of 400,000
+    /// events (500,000 keys) onto a store of 2,000,000 had peaked at 146 MB
+    /// against 57 with `--no-skip`; 100,000 keys hold about 18 MB, and a
+    /// next day's dump of 2,000,000 events with 2% changed selects about
+    /// 60,000 (`Benchmarks/sync.py`'s (c)).
+    static let maxProbedKeys = 100_000
     /// The keys of removed units and voided keys the plan holds for the
     /// sweeps in proportion (about 100 bytes each); past it those entities'
     /// skipped keys are recorded as seen instead, in one more scan of the
@@ -144,6 +150,8 @@ final class SkipPlan {
         let skippedUnits: SortedDigests
         do { skippedUnits = try kept.sorted() } catch { throw .spill(error) }
         var probed: [[UInt8]: Contribution] = [:]
+        // No unit kept: every unit is parsed already, and no kept one can be selected.
+        if skipped == 0 { return selectAll(inputs) }
         if selection.count > 0 {
             // Every unit parsed: the merges see every key, and every sweep is a full one.
             guard let found = try probe(inputs) else { return selectAll(inputs) }
