@@ -177,6 +177,7 @@ extension ParseSide {
         guard let split, let itemBytes = workers?.itemBytes else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
+        if fileIdentity(split.name) == nil { try followStream(bytes) }
         let selection = recorder?.selection
         // The chunk's bytes from here on are not yet in the pending item.
         var from = 0
