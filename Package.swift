@@ -42,6 +42,7 @@ let package = Package(
         systemLibrary("CSluiceZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
         systemLibrary("CSluiceLZMA", pkgConfig: "liblzma", apt: "liblzma-dev"),
         systemLibrary("CSluiceMalloc", pkgConfig: nil, apt: "libc6-dev"),
+        systemLibrary("CSluiceCores", pkgConfig: nil, apt: "libc6-dev"),
         systemLibrary("CSluicePQ", pkgConfig: "libpq", apt: "libpq-dev"),
         systemLibrary("CSluiceCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
@@ -64,7 +65,9 @@ let package = Package(
             dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3", "CSluicePQ"]),
         .target(
             name: "Sluice",
-            dependencies: ["SluiceInput", "SluiceParsers", "SluiceRecords", "SluiceBatching", "SluiceStore"]),
+            dependencies: [
+                "SluiceInput", "SluiceParsers", "SluiceRecords", "SluiceBatching", "SluiceStore", "CSluiceCores",
+            ]),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [

@@ -61,28 +61,32 @@ public struct ImportOptions: Sendable, Equatable {
     /// than sluice wrote, and for comparing a run that skips with one that
     /// does not.
     public var noSkip = false
-    /// Threads that parse and map records (at least 1; default 1: on a
-    /// 2-core machine the store thread bounds the run, and 2 threads measured
-    /// 0.86× the wall of one into SQLite, docs/performance.md). A run with any number gives what a run with one
-    /// gives: the same store, report, record numbers and errors. JSON Lines
-    /// (and JSON whose record path is `$`), one JSON document (`$[*]`,
+    /// Threads that parse and map records (at least 1; default
+    /// ``defaultThreads``, the cores the process may use, at most 16). A run
+    /// with any number gives what a run with one gives: the same store,
+    /// report, record numbers and errors; 1 keeps the one-thread path. JSON
+    /// Lines (and JSON whose record path is `$`), one JSON document (`$[*]`,
     /// `$.items[*]`) and XML are cut at record boundaries into items of
     /// 256 KiB that the threads parse and map (an XML item after its
-    /// context: the declaration, the DOCTYPE, the open ancestors' start
-    /// tags; a JSON document's after the path to its first element, the
-    /// commas and brackets between elements parsed with them), their rows
-    /// reaching the store in input order;
-    /// reading and decompressing keep their own thread. In a run that keeps
-    /// record digests the threads hash the records too, and a run that skips
-    /// hands them only the records it parses (XML and one JSON document: it
-    /// parses on one thread).
-    /// An XML document declared in an encoding other than UTF-8, or in
-    /// UTF-16, parses on one thread. Other runs parse on one thread whatever
-    /// this says: records nested inside the values of JSON Lines, `--order input`,
-    /// zero-config imports and mappings with hooks. Each
+    /// context: the declaration, the DOCTYPE, the open ancestors' start tags;
+    /// a JSON document's after the path to its first element, the commas and
+    /// brackets between elements parsed with them), their rows reaching the
+    /// store in input order; reading and decompressing keep their own
+    /// thread. In a run that keeps record digests the threads hash the
+    /// records too. A run that skips parses on one thread the units it reads
+    /// at their places (a JSON Lines file, or an XML file in UTF-8 whose
+    /// records share one parent, not compressed: its new and changed
+    /// records), and hands the threads only the records it parses otherwise
+    /// (XML and one JSON document: it parses on one thread). An XML document
+    /// declared in an encoding other than UTF-8, or in UTF-16, parses on one
+    /// thread. Other runs parse on one thread whatever this says: records
+    /// nested inside the values of JSON Lines, `--order input`, zero-config
+    /// imports and mappings with hooks. On a 2-core machine the store thread
+    /// bounds the run: 2 threads measured 0.85–0.86 × the wall of one into
+    /// SQLite (docs/performance.md). Each
     /// thread holds about 1.5 MiB while it works. Not part of a run's
     /// identity: a resume may use another number.
-    public var threads = 1
+    public var threads = ImportOptions.defaultThreads
 
     /// The defaults.
     public init() {}

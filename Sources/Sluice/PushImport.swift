@@ -99,7 +99,12 @@ public final class PushImport: @unchecked Sendable {
     /// cancellation drops it), records it, and lets the store go.
     private func end(_ pipeline: ImportPipeline, failure: ImportError) {
         RunEnd.onRunThread {
-            if case .cancelled = failure { pipeline.cancel() }
+            if case .cancelled = failure {
+                pipeline.cancel()
+            } else {
+                // A parse error there is the run's first, but the source's failure is the one thrown.
+                try? pipeline.parseSide.handOverSplit()
+            }
             pipeline.drain()
             pipeline.record(failure: failure)
         }

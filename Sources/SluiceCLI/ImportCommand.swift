@@ -120,7 +120,7 @@ struct ImportCommand: ParsableCommand {
 
     @Option(
         help:
-            "Threads that parse and map records (default 1). JSON Lines, one JSON document and XML, record digests included; any number gives the same result."
+            "Threads that parse and map records (default: the cores the process may use, at most 16). JSON Lines, one JSON document and XML, record digests included; any number gives the same result."
     )
     var threads: Int?
 

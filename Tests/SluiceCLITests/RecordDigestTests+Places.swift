@@ -20,8 +20,10 @@ extension RecordDigestTests {
     /// records of 3,000 are probed and parsed from their places, so the run
     /// reads the file about once (the hash pass), where it read it three
     /// times (hash pass, probe, parse); the store ends as a full run leaves
-    /// it, with the same deletions.
-    @Test func aNextDayReadsItsFileOnce() throws {
+    /// it, with the same deletions. On one thread and on two: a run with
+    /// parse threads parses the selected units it reads at their places on
+    /// its one parse thread, where it read the whole file again for them.
+    @Test(arguments: [1, 2]) func aNextDayReadsItsFileOnce(threads: Int) throws {
         let day0 = file((1...3_000).map { Self.paddedEvent($0) })
         var day1 = (1...3_000).filter { $0 % 150 != 0 }.map { Self.paddedEvent($0, score: $0 % 100 == 0 ? -$0 : nil) }
         day1 += (3_001...3_020).map { Self.paddedEvent($0) }
@@ -33,7 +35,7 @@ extension RecordDigestTests {
         let measured = try bytesRead(
             [
                 "import", "--mapping", Self.mapping, "--into", skipping, "--stats-json", stats(skipping),
-                "--delete-missing", next,
+                "--threads", "\(threads)", "--delete-missing", next,
             ])
         #expect(measured.status == 0)
         // 20 gone (multiples of 150), 20 changed (multiples of 100 but not of 300).
@@ -48,8 +50,9 @@ extension RecordDigestTests {
 
     /// A changed record that does not parse, in a file read at its places:
     /// the run fails with the message (file, line, column, record number)
-    /// and exit status of a full run of the same file on a copy of the store.
-    @Test func aBrokenRecordReadAtItsPlaceFailsAsAFullRunFails() throws {
+    /// and exit status of a full run of the same file on a copy of the store,
+    /// on one thread and on two.
+    @Test(arguments: [1, 2]) func aBrokenRecordReadAtItsPlaceFailsAsAFullRunFails(threads: Int) throws {
         let target = try store(.sqlite)
         var lines = (1...400).map { Self.paddedEvent($0, pad: 300) }
         _ = try run(target, [file(lines)])
@@ -59,7 +62,11 @@ extension RecordDigestTests {
         let copy = target + ".copy"
         try FileManager.default.copyItem(atPath: target, toPath: copy)
         let skipping = try runCommand(
-            sluice, ["import", "--mapping", Self.mapping, "--into", target, "--delete-missing", broken])
+            sluice,
+            [
+                "import", "--mapping", Self.mapping, "--into", target, "--threads", "\(threads)", "--delete-missing",
+                broken,
+            ])
         let full = try runCommand(
             sluice, ["import", "--mapping", Self.mapping, "--into", copy, "--no-skip", "--delete-missing", broken])
         #expect(skipping.status != 0 && skipping.status == full.status)

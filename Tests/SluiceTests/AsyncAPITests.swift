@@ -18,9 +18,10 @@ import Testing
 
     func lines(_ range: ClosedRange<Int>) -> String { range.map { "{\"id\": \($0), \"name\": \"n\($0)\"}\n" }.joined() }
 
-    func importer(_ store: String, rows: Int = 1_000) throws -> Importer {
+    func importer(_ store: String, rows: Int = 1_000, threads: Int = ImportOptions.defaultThreads) throws -> Importer {
         var options = ImportOptions()
         options.batch.maxRows = rows
+        options.threads = threads
         return try Importer(mapping: mapping, store: store, options: options)
     }
 
@@ -50,7 +51,10 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let writer = PipeWriter(path: fifo, text: lines(1...5_000))
         let store = directory.appendingPathComponent("s.sqlite").path
-        for try await event in try importer(store, rows: 500).events(inputs: [fifo]) {
+        // One thread, which parses each chunk as it comes: parse threads are
+        // handed 64 KiB and more at a time, so the 5,000 records of this pipe,
+        // whose writer waits for the loop, would reach the store only at its end.
+        for try await event in try importer(store, rows: 500, threads: 1).events(inputs: [fifo]) {
             if case .progress = event { break }
         }
         writer.close()

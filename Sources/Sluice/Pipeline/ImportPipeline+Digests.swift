@@ -116,14 +116,17 @@ extension ImportPipeline {
 
     /// Parses input `index` (called `name`, of `format`, `size` bytes) of a
     /// run that skips from the places of its selected units, when the plan
-    /// kept them (``SkipPlan/places(of:)``) and the run parses on this
-    /// thread: the rest of the file is not read again. Returns false, having
-    /// read nothing, when the input is to be read whole.
+    /// kept them (``SkipPlan/places(of:)``): the rest of the file is not read
+    /// again. The units are parsed on this thread, in a run with parse
+    /// workers too: cutting items for them would read and scan the whole
+    /// file once more for the few units a run at places parses (at 200,000
+    /// events, `--threads 2` against 1 on the next day: docs/performance.md).
+    /// Returns false, having read nothing, when the input is to be read whole.
     func parsePlaced(_ index: Int, name: String, format: InputFormat, size: Int64?) throws(ImportError) -> Bool {
-        guard let plan = skipPlan, let places = plan.places(of: index), let size, parseSide.workers == nil,
+        guard let plan = skipPlan, let places = plan.places(of: index), let size,
             let selection = parseSide.recorder?.selection
         else { return false }
-        try beginInput(name: name, format: format, compressed: false)
+        try parseSide.beginInput(name: name, format: format, compressed: false, onWorkers: false)
         let context = places.context(of: index)
         do throws(ImportError) {
             try places.forEachSelected(

@@ -149,15 +149,20 @@ extension ParseSide {
     /// every byte before it (a parse error there comes first, as it would
     /// on one thread), the error with the record being read.
     func damagedSplit(_ error: InputError) -> ImportError {
-        guard let split, let workers else { return .input(error) }
-        do throws(ImportError) {
-            try dispatch(last: false, next: nil)
-            try workers.endInput()
-        } catch {
-            return error
-        }
+        guard let split else { return .input(error) }
+        do throws(ImportError) { try handOverSplit() } catch { return error }
         let record = split.inUnit ? max(split.units, 1) : split.units + 1
         return .damagedInput(error, decompressedBytes: inputBytes, record: record)
+    }
+
+    /// Before a run ends on a failure of its input's source: the bytes read
+    /// so far go to the workers as an item, and their groups onto the store
+    /// side's queue, so that the run commits what it parsed, as one thread
+    /// does. Nothing when the input is not cut into items.
+    func handOverSplit() throws(ImportError) {
+        guard split != nil, let workers else { return }
+        try dispatch(last: false, next: nil)
+        try workers.endInput()
     }
 
     /// Hands the pending bytes to the workers as an item (the input's
@@ -190,6 +195,7 @@ extension ParseSide {
         guard let split, let itemBytes = workers?.itemBytes else { return }
         if exchange.cancelled.isSet { throw .cancelled }
         rawCurrent = raw
+        if fileIdentity(split.name) == nil { try followStream(bytes) }
         let selection = recorder?.selection
         // The chunk's bytes from here on are not yet in the pending item.
         var from = 0

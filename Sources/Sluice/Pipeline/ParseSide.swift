@@ -80,15 +80,18 @@ final class ParseSide: RecordSink {
     /// compressed input).
     var rawBytes: Int64 { rawBefore + rawCurrent }
 
-    /// Starts reading an input called `name` of `format`.
-    func beginInput(name: String, format: InputFormat, compressed: Bool) throws(ImportError) {
+    /// Starts reading an input called `name` of `format`: as items for the
+    /// workers when the run has them and the input can be cut
+    /// (``beginSplit(name:format:compressed:)``), unless `onWorkers` is false
+    /// (selected units read at their places, ``ImportPipeline/parsePlaced(_:name:format:size:)``).
+    func beginInput(name: String, format: InputFormat, compressed: Bool, onWorkers: Bool = true) throws(ImportError) {
         let documentKind: DocumentKind = format == .xml ? .xml : .json
         guard documentKind == compiled.documentKind else {
             throw .usage(
                 "\(name): the input is \(format.rawValue) but the mapping's record paths address \(compiled.documentKind.rawValue)"
             )
         }
-        if try beginSplit(name: name, format: format, compressed: compressed) { return }
+        if onWorkers, try beginSplit(name: name, format: format, compressed: compressed) { return }
         try beginParse(name: name, format: format, compressed: compressed)
     }
 
