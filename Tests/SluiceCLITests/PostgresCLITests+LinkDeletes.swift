@@ -18,11 +18,10 @@ extension PostgresCLITests {
     }
 
     /// 30 of 30,000 events deleted, by a change file and by a sweep: the
-    /// link table (67,500 rows) is read for the deleted events' links
-    /// only. Before, the links went in a join with the deleted keys that
-    /// PostgreSQL planned as a merge over the whole table's index (at
-    /// 2,000,000 events, 5,000,000 rows read for a change file's 10,000
-    /// deletions).
+    /// link table (67,500 rows) is read for the deleted events' links only.
+    /// Before, the links went in a join with the deleted keys that
+    /// PostgreSQL planned as a merge over the whole table's index (all
+    /// 67,500 rows read).
     /// The same with a compound key, `[kind, id]`, whose links match on
     /// both columns (PostgreSQL planned that join by key before too: the
     /// case checks the condition on two columns deletes the same rows).
