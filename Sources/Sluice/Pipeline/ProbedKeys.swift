@@ -9,7 +9,7 @@ import SluiceBatching
 /// The first ``maxHeld`` keys are held in a dictionary (about 180 bytes a
 /// key: its identity, an array of its own, and the entry). A key first met
 /// past them is spilled: a ``DigestSorter`` entry under a keyed digest of its
-/// identity (its contribution and identity with it: about 40 bytes on disk
+/// identity (its contribution and identity with it: about 35 bytes on disk
 /// for an integer key), and a bit in a ``KeyFilter`` of ``filterKeys``. The
 /// closure's scan of the kept units looks a key up among the held ones
 /// (``held``) and hands one the filter may hold to ``meet(_:contribution:payloads:)``,
@@ -26,7 +26,10 @@ final class ProbedKeys {
     /// The keys held in memory; the ones first met past them are spilled.
     /// 100,000 keys hold about 18 MB, what the probe held at most when it
     /// gave up past them (a next day's dump of 2,000,000 events with 2%
-    /// changed probes about 60,000).
+    /// changed probes about 60,000). Held rather than spilled, a small
+    /// change's keys cost less: 0.93 × the CPU at 200,000 events with 1%
+    /// changed, 58.8 MiB of peak against 63.1 (docs/nightly-sync.md, "A
+    /// large change beside kept records").
     static let maxHeld = 100_000
     /// The spilled keys the filter is sized for (32 bits each: 2 MiB); past
     /// them more kept keys are let through to the merge (at 2,000,000 spilled
