@@ -23,21 +23,13 @@ import SluiceParsers
 ///    (``ImportStore/markRemoved(_:)``): the only keys the sweeps in
 ///    proportion may delete.
 /// The run then parses ``selection``. Memory: the sorters' budgets, a bit
-/// per unit, the keys of the selected units (at most ``maxProbedKeys``;
-/// past that every unit is selected) and the candidates of the entities
+/// per unit, the keys of the selected units (at most
+/// ``ProbedKeys/maxHeld``; past that spilled sorted to disk and merged with
+/// the kept units' keys) and the candidates of the entities
 /// swept in proportion (at most ``maxRemovedKeys``; past that their skipped
 /// keys are recorded as seen, as for any other entity), and during the join
 /// the voided keys' fingerprints (``voidedKeys(_:)``).
 final class SkipPlan {
-    /// The keys of selected units the probe holds; past it the run parses
-    /// every unit (a change this large costs what a full run does). Each
-    /// key held costs about 180 bytes (its bytes in an array of their own
-    /// and the dictionary's entry): at 1,000,000 an update file of 400,000
-    /// events (500,000 keys) onto a store of 2,000,000 had peaked at 146 MB
-    /// against 57 with `--no-skip`; 100,000 keys hold about 18 MB, and a
-    /// next day's dump of 2,000,000 events with 2% changed selects about
-    /// 60,000 (`Benchmarks/sync.py`'s (c)).
-    static let maxProbedKeys = 100_000
     /// The keys of removed units and voided keys the plan holds for the
     /// sweeps in proportion (about 100 bytes each); past it those entities'
     /// skipped keys are recorded as seen instead, in one more scan of the
@@ -149,7 +141,7 @@ final class SkipPlan {
         // Ended before the probe: once spilled, its entries are not held while the probe parses.
         let skippedUnits: SortedDigests
         do { skippedUnits = try kept.sorted() } catch { throw .spill(error) }
-        var probed: [[UInt8]: Contribution] = [:]
+        var probed = ProbedKeys(directory: directory, secret: secret)
         // No unit kept: every unit is parsed already, and no kept one can be selected.
         if skipped == 0 { return selectAll(inputs) }
         if selection.count > 0 {
@@ -160,7 +152,7 @@ final class SkipPlan {
         let fallback =
             removedOverflow ? SkippedKeys(store: store, compiled: compiled, among: proportional) : nil
         if selection.count > 0 || fallback != nil || removedKeys.contains(where: { !$0.isEmpty }) {
-            try close(over: &probed, kept: skippedUnits, store: store, fallback: fallback)
+            try close(over: probed, kept: skippedUnits, store: store, fallback: fallback)
         }
         try recordRemoved(store)
     }
@@ -440,8 +432,12 @@ final class SkipPlan {
         (1...max(1, unitCounts[input])).contains { selection.contains(input: input, ordinal: $0) }
     }
 
-    /// Selects a kept unit after all (the closure over disagreeing keys).
+    /// Selects a kept unit after all (the closure over disagreeing keys),
+    /// unless it is selected already (a unit that meets several spilled keys
+    /// of the probe's is handed over for each).
     func reselect(_ payload: UInt64) {
+        let unit = Self.unit(of: payload)
+        guard !selection.contains(input: unit.input, ordinal: unit.ordinal) else { return }
         select(payload)
         skipped -= 1
     }
