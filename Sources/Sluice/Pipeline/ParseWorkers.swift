@@ -88,8 +88,9 @@ final class ParseWorkers {
     }
 
     /// Sends the digests of the hash-only items dispatched from now on to
-    /// `sorter` (nil: none are). Called between inputs, while the
-    /// forwarder waits for items.
+    /// `sorter` (nil: none are). Called between inputs, before the first
+    /// item is dispatched or once ``endInput()`` returned: the forwarder
+    /// reads it only while it forwards an input's items.
     func hashInto(_ sorter: DigestSorter?) { hashed = sorter }
 
     /// Waits until every item of the current input is parsed and its groups

@@ -38,7 +38,6 @@ extension SkipPlan {
         }
         var cut = HashCut(input: index, name: input.name, format: input.format, itemBytes: workers.itemBytes)
         workers.hashInto(sorter)
-        defer { workers.hashInto(nil) }
         var seen = 0
         do throws(ImportError) {
             let compression = try read(input) { chunk throws(ImportError) in
@@ -70,6 +69,7 @@ extension SkipPlan {
             }
             try workers.dispatch(cut.item())
             try workers.endInput()
+            workers.hashInto(nil)
             if let failure { throw .parse(failure) }
             return compression
         } catch {
@@ -77,6 +77,7 @@ extension SkipPlan {
             if case .input = error {
                 try workers.dispatch(cut.item())
                 try workers.endInput()
+                workers.hashInto(nil)
             }
             throw error
         }
