@@ -159,9 +159,27 @@ package protocol ImportStore: AnyObject {
     /// Empty for a store without a page cache of its own.
     func cacheFittedTables(_ names: [String]) throws(StoreError) -> Set<String>
 
+    /// The start of the key-ordered apply, whose link tables come after
+    /// every entity table: from now until ``unlinkDeleted()`` the links of
+    /// a source deleted by key may wait for its link table's batches
+    /// instead of going with the row, so that the link table is written
+    /// once (SQLite: `SQLiteStore+DeferredUnlinks`).
+    func unlinkLater() throws(StoreError)
+    /// The end of the key-ordered apply's link tables, before its
+    /// checkpoints: deletes the links that still wait (``unlinkLater()``).
+    func unlinkDeleted() throws(StoreError)
+
     /// Makes the statement running now stop soon with an interruption.
     /// Safe to call from any thread.
     func interrupt()
+}
+
+extension ImportStore {
+    /// A store that deletes a source's links with its row (PostgreSQL, in
+    /// one set-based statement a batch; `null:`) has nothing to defer.
+    package func unlinkLater() throws(StoreError) {}
+    /// Nothing waits in a store that does not defer (``unlinkLater()``).
+    package func unlinkDeleted() throws(StoreError) {}
 }
 
 /// Counts the dangling references of a finished entity on a connection of

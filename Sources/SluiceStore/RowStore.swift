@@ -17,7 +17,8 @@ package protocol RowStore: ImportStore {
     /// Merges one entity batch into `schema`'s table (made first when it is
     /// missing or has fewer columns). `order` is the rows to write, one per
     /// key in key order (``BatchRows/mergeOrder(_:_:entity:mixedKeys:)``): those that are
-    /// deletions delete their key and the links from it first; then new keys
+    /// deletions delete their key and the links from it first (the links
+    /// in the link batches after ``ImportStore/unlinkLater()``); then new keys
     /// are inserted, changed rows updated and unchanged rows left alone as
     /// ``TableSchema/mode`` says, and, when the table's keys are tracked
     /// (``trackSeenKeys(of:resuming:)``), the keys that are not deletions are

@@ -31,6 +31,11 @@ enum DifferentialSync {
         var lastFailure = ""
         /// Given the summary (standard output) of each run that succeeded.
         var summarized: (String) -> Void = { _ in }
+        /// What the side's change files add: the full side of a SQLite
+        /// sequence applies them in input order, whose batches delete a
+        /// deleted event's links with its row, against the key order's
+        /// link batches (`SQLiteStore+DeferredUnlinks`).
+        var changeFileArguments: [String] = []
         /// Whether the side's runs of a dump (first imports, skipping runs,
         /// kills and their resumes, mapping changes) read its records from
         /// standard input, one stream of both files; a change file and a
@@ -106,7 +111,7 @@ enum DifferentialSync {
             let inputs = side.inputs(dump)
             return try succeeds(base + sweep(deleteMissing) + order + inputs.arguments, input: inputs.piped, &side)
         case .changeFile(let path):
-            return try succeeds(base + [path], &side)
+            return try succeeds(base + side.changeFileArguments + [path], &side)
         case .mappingChange(_, let dump, let deleteMissing):
             let inputs = side.inputs(dump)
             return try succeeds(base + sweep(deleteMissing) + inputs.arguments, input: inputs.piped, &side)

@@ -24,7 +24,8 @@ import Testing
     /// the sequences are the JSON ones.
     static let threadSeeds = max(1, seeds / 8)
 
-    /// A sequence of dumps in `format` and two SQLite sides in a new directory.
+    /// A sequence of dumps in `format` and two SQLite sides in a new
+    /// directory; the full side's change files in input order.
     static func setUp(
         seed: UInt64, fullRun: [String], format: SyncSequence.Format = .jsonl, skippingRun: [String] = [],
         records: Int = records
@@ -33,8 +34,9 @@ import Testing
         let sequence = SyncSequence(seed: seed, steps: steps, records: records, directory: directory, format: format)
         let skipping = DifferentialSync.Side(
             name: "skipping", into: directory.appendingPathComponent("skipping.sqlite").path, arguments: skippingRun)
-        let full = DifferentialSync.Side(
+        var full = DifferentialSync.Side(
             name: "full", into: directory.appendingPathComponent("full.sqlite").path, arguments: fullRun)
+        full.changeFileArguments = ["--order", "input"]
         return (sequence, skipping, full)
     }
 

@@ -112,7 +112,8 @@ final class StoreSide {
 
     /// The key-ordered apply: each table's runs merged (on a second thread)
     /// and applied in key order, referenced tables first and link tables
-    /// last, then the inputs' checkpoints.
+    /// last (the links of the sources deleted by key with them,
+    /// ``ImportStore/unlinkLater()``), then the inputs' checkpoints.
     func applyInKeyOrder(_ sorter: KeyOrderSorter) throws(ImportError) {
         // Three batches are in flight (applied, queued, being merged): a
         // quarter of the batch byte bound each keeps them within one batch's
@@ -125,6 +126,7 @@ final class StoreSide {
             store: store, compiled: compiled, deleteMissing: deleteMissing, applied: sorter.applyOrder,
             kept: Set(kept.keys))
         let fitted = try storing { () throws(StoreError) in try store.cacheFittedTables(sorter.applyOrder) }
+        try storing { () throws(StoreError) in try store.unlinkLater() }
         let feed = MergedBatchFeed(
             sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4), fitted: fitted)
         defer { feed.stop() }
@@ -168,6 +170,7 @@ final class StoreSide {
             }
         }
         feed.stop()
+        try storing { () throws(StoreError) in try store.unlinkDeleted() }
         for checkpoint in sorter.checkpoints {
             try applyToStore(BatchGroup(batches: [], checkpoint: checkpoint, rawBytes: 0, records: 0))
         }

@@ -5,9 +5,14 @@ import CSluiceSQLite3
 /// row and every link from it go, in the batch's transaction.
 extension SQLiteStore {
     /// Deletes the stored rows with the keys of `rows` at `positions`, and
-    /// their links; returns how many rows were stored. O(keys × log n).
+    /// their links: with the row when the links wait for no link batch or
+    /// the key is written again in the batch (`rewritten`), else held for
+    /// the link batches (``unlinkLater()``, whether or not a row was
+    /// stored, so that a resumed run deletes what a killed one left);
+    /// returns how many rows were stored. O(keys × log n).
     func deleteKeys(
-        _ rows: RowArena, _ positions: [Int], _ bytes: UnsafeBufferPointer<UInt8>, _ table: TableState
+        _ rows: RowArena, _ positions: [Int], rewritten: Set<Int>, _ bytes: UnsafeBufferPointer<UInt8>,
+        _ table: TableState
     ) throws(StoreError) -> Int {
         let schema = table.schema
         let delete: SQLiteStatement
@@ -38,6 +43,10 @@ extension SQLiteStore {
             delete.reset()
             bindKey(delete.handle)
             deleted += try delete.run(deleting)
+            if unlinkingLater && !rewritten.contains(row) {
+                for link in sourceLinks { try deferredUnlinks[link.name]?.hold(bindKey) }
+                continue
+            }
             for (index, links) in linkDeletes.enumerated() { removed[index] += try links.run(bindKey) }
         }
         for (link, count) in zip(sourceLinks, removed) { sideWrites.linksRemoved[link.name, default: 0] += count }
@@ -47,12 +56,38 @@ extension SQLiteStore {
     /// Whether the source of link row `row` is still stored, when this run
     /// deleted rows of the link's source table (a record written, then
     /// deleted later in the run, keeps no links). True otherwise, with no
-    /// look-up.
+    /// look-up; while the links of deleted sources wait for the link
+    /// batches, looked up only for a source held among them (one descent
+    /// of a small temporary table for the others, instead of one of the
+    /// source table, whose pages the source's batches evicted).
     func sourceStands(_ rows: RowArena, _ row: Int, _ link: LinkSchema, _ bytes: UnsafeBufferPointer<UInt8>)
         throws(StoreError) -> Bool
     {
         guard tables[link.sourceTable]?.deletedByKey == true else { return true }
-        return try stores(link.sourceTable, rows, row, cells: 0..<link.sourceColumns.count, bytes)
+        let width = link.sourceColumns.count
+        if unlinkingLater, let deferred = deferredUnlinks[link.name],
+            try !deferred.holds({ statement in
+                for column in 0..<width { bind(statement, Int32(column + 1), rows[row, column], bytes) }
+            })
+        {
+            return true
+        }
+        return try stores(link.sourceTable, rows, row, cells: 0..<width, bytes)
+    }
+
+    /// The deletions among `order` (one row per key in key order, a
+    /// deletion before the row of its key's later occurrences,
+    /// ``RowArena/onePerKey(_:keys:combining:disagreeing:)``) whose key is
+    /// written again in the batch. O(rows).
+    static func rewritten(_ rows: RowArena, _ order: [Int], _ keys: [Int]) -> Set<Int> {
+        var rewritten: Set<Int> = []
+        for (index, row) in order.enumerated().dropLast() where rows.isDeletion(row) {
+            let next = order[index + 1]
+            if !rows.isDeletion(next) && rows.compare(row: row, keys, with: next, of: rows) == 0 {
+                rewritten.insert(row)
+            }
+        }
+        return rewritten
     }
 
     /// Whether table `name` stores the key held by `cells` of row `row` (its

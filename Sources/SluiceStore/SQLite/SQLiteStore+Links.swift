@@ -97,9 +97,17 @@ extension SQLiteStore {
             "INSERT OR IGNORE INTO \(quoted(link.name)) (\(linkColumnNames(link).joined(separator: ", "))) VALUES "
         let tuple = "(" + Array(repeating: "?", count: link.columnCount).joined(separator: ", ") + ")"
         let together = Self.insertRows(columns: link.columnCount)
+        let delete = try linkDeletes(link)
+        let width = link.sourceColumns.count
+        // The held deleted sources up to the batch's last go first, in its
+        // transaction: the link table is walked once, in key order.
+        let deferred = unlinkingLater ? deferredUnlinks[link.name] : nil
+        if let deferred, let last = sources.last {
+            let bound = (0..<width).map { LinkValue(rows, rows[last.row, $0]) }
+            sideWrites.linksRemoved[link.name, default: 0] += try deferred.unlink(through: bound, with: delete)
+        }
         let dropped = link.rule == .replaceAndDelete ? try linkedTargets(rows, link) : [:]
         var stillLinked: [LinkValue: Set<LinkValue>] = [:]
-        let delete = try linkDeletes(link)
         let insert = try SQLiteStatement(connection, insertSQL + tuple, "preparing link inserts")
         let insertMany =
             together > 1 && rows.rowCount >= together
@@ -107,7 +115,6 @@ extension SQLiteStore {
                 connection, insertSQL + Array(repeating: tuple, count: together).joined(separator: ", "),
                 "preparing link inserts") : nil
         let linking = "linking \(quoted(link.name))"
-        let width = link.sourceColumns.count
         // Each target is stubbed once per batch (tags repeat across sources),
         // by the index of its table in `targets`.
         let targets = link.targets

@@ -41,6 +41,12 @@ package final class SQLiteStore: RowStore {
     var stubStatements: [String: SQLiteStatement] = [:]
     /// Cached deletes of a source's links, by link table.
     var linkDeleteStatements: [String: LinkDeletes] = [:]
+    /// The sources deleted by key whose links wait for their link table's
+    /// batches, by link table (``unlinkLater()``).
+    var deferredUnlinks: [String: DeferredUnlinks] = [:]
+    /// Whether the links of the sources deleted by key wait for the link
+    /// batches (the key-ordered apply) rather than go with the row.
+    var unlinkingLater = false
     private var checkpointStatement: SQLiteStatement?
 
     /// Asked just before each commit; when it returns true the transaction
@@ -132,6 +138,7 @@ package final class SQLiteStore: RowStore {
         tables = [:]
         stubStatements = [:]
         linkDeleteStatements = [:]
+        deferredUnlinks = [:]
         checkpointStatement = nil
         connection.close()
     }
@@ -172,6 +179,7 @@ package final class SQLiteStore: RowStore {
             for schema in schemas { try ensureTable(schema) }
             for link in links { try ensureLinkTable(link) }
             try forgetDanglingCountsOfMissingTables()
+            try finishLeftUnlinks(links)
             linkSchemas = links
             try connection.commit("committing the schema")
         } catch {
@@ -300,9 +308,10 @@ package final class SQLiteStore: RowStore {
             // Deletions go first: a key deleted and written again in the
             // batch is then written as new.
             let deletions = order.filter { rows.isDeletion($0) }
+            let rewritten = unlinkingLater ? Self.rewritten(rows, order, keys) : []
             order.removeAll { rows.isDeletion($0) }
             counts.deleted = try rows.bytes.withUnsafeBufferPointer { (bytes) throws(StoreError) in
-                try deleteKeys(rows, deletions, bytes, table)
+                try deleteKeys(rows, deletions, rewritten: rewritten, bytes, table)
             }
         }
         var status = [RowStatus](repeating: .new, count: order.count)
