@@ -8,7 +8,7 @@ extension ParallelParseTests {
     /// glibc malloc arena of its own, keeping what was freed into it: on
     /// 60,000 generated events (debug build) 16 threads peaked 5.5 to 6.4
     /// MiB above one thread; the command now lets its threads share one
-    /// arena, and they peak 2.8 to 3.1 MiB above it (the bound lies
+    /// arena, and they peak 2.8 to 3.5 MiB above it (the bound lies
     /// halfway).
     @Test func sixteenThreadsPeakNearOneThread() throws {
         let directory = TestPaths.temporaryDirectory()
@@ -27,6 +27,6 @@ extension ParallelParseTests {
         let one = try peak(threads: 1)
         let sixteen = try peak(threads: 16)
         print("60,000 events: --threads 1 peak \(one) KiB, --threads 16 peak \(sixteen) KiB")
-        #expect(sixteen - one < 4_352, "--threads 1: \(one) KiB, --threads 16: \(sixteen) KiB")
+        #expect(sixteen - one < 4_608, "--threads 1: \(one) KiB, --threads 16: \(sixteen) KiB")
     }
 }
