@@ -11,7 +11,7 @@ extension ImportOptions {
     /// at 61.1 MiB against 55.4 at one (200,000 events into a new SQLite
     /// store, record digests kept; docs/performance.md), each thread holding
     /// about 1.5 MiB while it works. At 2,000,000 events runs on 2 to 16
-    /// threads peaked at 59.4 to 61.6 MiB against 57.7 at one with the
+    /// threads peaked at 59.4 to 62.3 MiB against 57.7 at one with the
     /// `sluice` command's one malloc arena, up to 67 MiB at 16 threads with
     /// glibc's arena a thread (docs/performance.md, "Runs, items and malloc
     /// arenas with threads"; GettingStarted has the setting). A larger
