@@ -26,7 +26,8 @@ import Testing
 
     /// A sequence of dumps in `format` and two SQLite sides in a new directory.
     static func setUp(
-        seed: UInt64, fullRun: [String], format: SyncSequence.Format = .jsonl, skippingRun: [String] = []
+        seed: UInt64, fullRun: [String], format: SyncSequence.Format = .jsonl, skippingRun: [String] = [],
+        records: Int = records
     ) -> (SyncSequence, DifferentialSync.Side, DifferentialSync.Side) {
         let directory = TestPaths.temporaryDirectory()
         let sequence = SyncSequence(seed: seed, steps: steps, records: records, directory: directory, format: format)
@@ -212,6 +213,29 @@ import Testing
             #expect(failure == nil, "\(failure ?? "")")
             if failure != nil { return }
             #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+        }
+    }
+
+    /// The seeds of the three-thread sequences, fewer again: their dumps
+    /// are a hundred times larger.
+    static let threeThreadSeeds = max(1, seeds / 25)
+
+    /// The same with the skipping side's every run on three threads and
+    /// the full side's on one, over dumps of 3,000 records (about 400 KB,
+    /// two or more of the workers' items): the hash pass of each run that
+    /// skips hashes the units on the workers, each item's digests sorted in
+    /// input order.
+    @Test(arguments: 0..<groups) func skippingRunsOnThreeThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
+        for offset in stride(from: group, to: Self.threeThreadSeeds, by: Self.groups) {
+            let (sequence, skipping, full) = Self.setUp(
+                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments + ["--threads", "1"],
+                skippingRun: ["--threads", "3"], records: max(Self.records, 3_000))
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+            #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
         }
     }
 

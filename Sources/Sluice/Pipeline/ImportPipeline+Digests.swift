@@ -109,7 +109,7 @@ extension ImportPipeline {
                 : nil
             inputs.append((path, format, spool))
         }
-        try plan.plan(inputs, store: store)
+        try plan.plan(inputs, store: store, workers: parseSide.workers)
         recorder.selection = plan.selection
         return inputs.map(\.spool)
     }

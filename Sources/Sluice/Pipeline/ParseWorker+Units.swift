@@ -29,6 +29,9 @@ extension ParseItem {
         var inputUnits = 0
         var inputBytes: Int64?
         var endEndsUnit = false
+        /// Whether the units are only hashed, not parsed: the hash pass of
+        /// a run that skips (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``).
+        var hashOnly = false
     }
 }
 
@@ -82,5 +85,31 @@ extension ParseWorker {
         }
         if !itemUnits.selective { try parser.feed(UnsafeRawBufferPointer(rebasing: bytes[parsed...])) }
         return open
+    }
+}
+
+/// A worker's part in the hash pass of a run that skips
+/// (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``).
+extension ParseWorker {
+    /// The digests of the units of a hash-only `item` (``ParseItem/Units/hashOnly``)
+    /// under the run's secret, each with its input and ordinal
+    /// (``SkipPlan/payload(input:ordinal:)``), in input order; a unit the
+    /// scanner did not end is not one. O(the item's bytes): SHA-256, no
+    /// parse.
+    func hash(_ itemUnits: ParseItem.Units, of item: ParseItem) -> [DigestEntry] {
+        var entries: [DigestEntry] = []
+        entries.reserveCapacity(itemUnits.spans.count)
+        item.bytes.withUnsafeBytes { bytes in
+            for span in itemUnits.spans {
+                guard let end = span.end else { continue }
+                unit?.begin(span.open.isEmpty ? nil : UnitContext(open: span.open))
+                unit?.add(UnsafeRawBufferPointer(rebasing: bytes[span.start.offsetInChunk..<end]))
+                guard let digest = unit?.end() else { continue }
+                entries.append(
+                    DigestEntry(
+                        digest: digest, payload: SkipPlan.payload(input: item.input, ordinal: span.start.ordinal)))
+            }
+        }
+        return entries
     }
 }

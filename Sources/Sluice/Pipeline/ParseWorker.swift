@@ -62,6 +62,9 @@ enum ParseResult: Sendable {
     /// The digests and keys of the item's units, before its ``itemDone``
     /// (a run that keeps record digests).
     case units(UnitBatch)
+    /// The digests of a hash-only item's units, in input order
+    /// (``ParseWorker/hash(_:of:)``).
+    case digests([DigestEntry])
     /// The item failed; the worker stops.
     case failed(ImportError)
 }
@@ -127,6 +130,10 @@ final class ParseWorker: RecordSink {
 
     /// Parses `item` and cuts its rows. O(its bytes).
     private func parse(_ item: ParseItem) throws(ImportError) {
+        if let units = item.units, units.hashOnly {
+            guard results.push(.digests(hash(units, of: item))) else { throw .cancelled }
+            return
+        }
         // XML and one JSON document: each item is a document part of its own, parsed after its context.
         if input?.index != item.input || item.format == .xml || item.documentContext != nil {
             let assembler = RecordAssembler(routes: compiled.routes, sink: self, limits: options.limits, spill: spill)

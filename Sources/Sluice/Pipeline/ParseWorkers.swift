@@ -15,7 +15,10 @@ import SluiceBatching
 /// run's: the forwarder meets it only once every earlier item is forwarded,
 /// and then stops every queue. In a run that keeps record digests the
 /// workers hash the units of their items, and the forwarder adds them to
-/// the run's ``UnitSpill`` in input order, as one parse thread would.
+/// the run's ``UnitSpill`` in input order, as one parse thread would. In
+/// the hash pass of a run that skips, before the parse, they hash the units
+/// of hash-only items (JSON: ``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``)
+/// and the forwarder adds their digests to the pass's sorter, in input order.
 /// Memory, bounded whatever the input: per worker one queued item, the item
 /// being parsed, the group being filled and one queued group.
 final class ParseWorkers {
@@ -47,6 +50,9 @@ final class ParseWorkers {
     private var next = 0
     /// Where the units go, in a run that keeps record digests.
     private let unitSpill: UnitSpill?
+    /// Where the digests of hash-only items go, during the hash pass of a
+    /// run that skips (``hashInto(_:)``).
+    private var hashed: DigestSorter?
 
     /// `count` workers for `compiled` under `options`, forwarding onto
     /// `exchange`'s queue, spilling large values into the run's `spill`;
@@ -88,6 +94,12 @@ final class ParseWorkers {
         next = (next + 1) % workers.count
     }
 
+    /// Sends the digests of the hash-only items dispatched from now on to
+    /// `sorter` (nil: none are). Called between inputs, before the first
+    /// item is dispatched or once ``endInput()`` returned: the forwarder
+    /// reads it only while it forwards an input's items.
+    func hashInto(_ sorter: DigestSorter?) { hashed = sorter }
+
     /// Waits until every item of the current input is parsed and its groups
     /// are on the store side's queue.
     ///
@@ -124,6 +136,11 @@ final class ParseWorkers {
             case .units(let units):
                 guard let unitSpill else { continue }
                 do throws(SpillError) { try units.add(to: unitSpill) } catch { return fail(.spill(error)) }
+            case .digests(let entries):
+                guard let hashed else { continue }
+                do throws(SpillError) { for entry in entries { try hashed.add(entry) } } catch {
+                    return fail(.spill(error))
+                }
             case .itemDone:
                 turn = (turn + 1) % workers.count
             case .inputEnded:

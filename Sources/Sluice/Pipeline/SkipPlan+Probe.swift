@@ -6,26 +6,19 @@ import SluiceParsers
 /// What a ``SkipPlan`` learns from the units it selected: the keys they
 /// produce, and whether what they contribute to each agrees.
 extension SkipPlan {
-    /// One key's contributions among the units parsed: the first, and
-    /// whether another differed.
-    struct Contribution {
-        var first: UInt64
-        var mixed: Bool
-    }
-
     /// Parses the selected units of `inputs` without writing them; returns
-    /// the contributions to each key they produce, or nil when they hold more
-    /// than ``maxProbedKeys`` keys or a unit does not parse (the run then
-    /// parses every unit, and meets the error where a full run would).
+    /// the keys they produce with their contributions (``ProbedKeys``: the
+    /// first ``ProbedKeys/maxHeld`` held, the others spilled), or nil when a
+    /// unit does not parse (the run then parses every unit, and meets the
+    /// error where a full run would).
     /// Values over ``ValueSpill/threshold`` go to a side file of the probe's
     /// own, as in the run's parse: held in memory (the record tree, then its
     /// row), a changed record of one 45 MiB field made the next day's run of
     /// six such records peak at 213 MiB against the first import's 132, and
     /// into PostgreSQL three records of two 14 MiB fields, one changed, at
     /// 102 MB against 45 (`LargeRecordMemoryTests`).
-    func probe(_ inputs: [PlannedInput]) throws(ImportError) -> [[UInt8]: Contribution]? {
-        var keys: [[UInt8]: Contribution] = [:]
-        var overflow = false
+    func probe(_ inputs: [PlannedInput]) throws(ImportError) -> ProbedKeys? {
+        let keys = ProbedKeys(directory: directory, secret: secret)
         let spill = ValueSpill(directory: directory)
         for (index, input) in inputs.enumerated() where hasSelected(input: index) {
             let sink = ProbeSink(compiled, options)
@@ -38,15 +31,11 @@ extension SkipPlan {
             let recorder = UnitRecorder(secret: secret, directory: directory)
             recorder.selection = selection
             recorder.unitEnded = { unit throws(ImportError) in
+                var failure: SpillError?
                 _ = UnitKeys.forEach(unit.keys, digest: unit.digest) { entry in
-                    let identity = UnitKeys.identity(entry)
-                    if let seen = keys[identity] {
-                        if seen.first != entry.contribution { keys[identity]?.mixed = true }
-                    } else {
-                        keys[identity] = Contribution(first: entry.contribution, mixed: false)
-                    }
+                    do throws(SpillError) { try keys.add(entry) } catch { failure = failure ?? error }
                 }
-                if keys.count > Self.maxProbedKeys { overflow = true }
+                if let failure { throw .spill(failure) }
             }
             sink.recorder = recorder
             try recorder.begin(name: input.name, input: index, compiled: compiled, multipleValues: multiple)
@@ -63,7 +52,6 @@ extension SkipPlan {
                     try places.forEachSelected(
                         input: index, path: input.name, selection: selection, chunkSize: options.chunkSize
                     ) { ordinal, place, piece, first, last throws(ImportError) in
-                        guard !overflow else { return }
                         try recorder.feedPlaced(
                             ordinal, place, piece, first: first, last: last, context: context, parse: parse
                         ) { ordinal, place throws(ImportError) in
@@ -76,7 +64,6 @@ extension SkipPlan {
                     recorder.endPlaced(units: unitCounts[index])
                 } else {
                     try read(input) { chunk throws(ImportError) in
-                        guard !overflow else { return }
                         try recorder.feed(
                             chunk, parse: parse,
                             blank: { piece, starts, ends throws(ImportError) in
@@ -88,7 +75,6 @@ extension SkipPlan {
                             }, reposition: reposition)
                     }
                 }
-                if overflow { return nil }
                 try recorder.flushHeld(parse)
                 do throws(ParseError) { if recorder.fedDocument { try parser.finish() } } catch {
                     throw ImportError.parse(error)
@@ -105,69 +91,81 @@ extension SkipPlan {
 
     /// Selects the kept units (`kept`, in digest order) that produce a key
     /// the probed units contribute something else to, and records every key
-    /// whose contributions disagree as mixed (marked in `contributions`, the
-    /// probe's, in place: a copy held a second dictionary of every probed
-    /// key). In the same scan, drops from ``removedKeys`` every key a kept
-    /// unit produces (a key several units write goes only when none of this
-    /// run's does), and hands each kept unit's keys to `fallback` (the
-    /// entities swept in proportion, when their removed keys overflowed). A
-    /// kept unit whose keys do not read, or that `fallback` cannot read, is
-    /// parsed. A key neither of the two holds is told apart in place by a
-    /// ``KeyFilter``: no entry, identity or lookup of its own (nearly every
-    /// key of a next day's kept units; docs/record-digests.md measures it).
+    /// whose contributions disagree as mixed (a held key marked in `probed`
+    /// in place: a copy held a second dictionary of every probed key; a
+    /// spilled one found by ``ProbedKeys/closeSpilled(_:)`` once the scan has
+    /// met every kept unit). In the same scan, drops from ``removedKeys``
+    /// every key a kept unit produces (a key several units write goes only
+    /// when none of this run's does), and hands each kept unit's keys to
+    /// `fallback` (the entities swept in proportion, when their removed keys
+    /// overflowed). A kept unit whose keys do not read, or that `fallback`
+    /// cannot read, is parsed. A key none of them holds is told apart in
+    /// place by ``KeyFilter``s: no entry, identity or lookup of its own
+    /// (nearly every key of a next day's kept units; docs/record-digests.md
+    /// measures it).
     func close(
-        over contributions: inout [[UInt8]: Contribution], kept sorted: SortedDigests, store: any ImportStore,
-        fallback: SkippedKeys?
+        over probed: ProbedKeys, kept sorted: SortedDigests, store: any ImportStore, fallback: SkippedKeys?
     ) throws(ImportError) {
-        var filter = KeyFilter(count: contributions.count + removedKeys.reduce(0) { $0 + $1.count })
-        let filtered = contributions.keys.allSatisfy { filter.insert(identity: $0) }
+        var filter = KeyFilter(count: probed.held.count + removedKeys.reduce(0) { $0 + $1.count })
+        let filtered = probed.held.keys.allSatisfy { filter.insert(identity: $0) }
         for (table, keys) in removedKeys.enumerated() {
             for key in keys { key.withUnsafeBytes { filter.insert(table: table, key: $0) } }
         }
         var next: DigestEntry?
         do { next = try sorted.next()?.entry } catch { throw .spill(error) }
         var failure: SpillError?
+        // The entries of the kept unit being scanned: one, unless the inputs repeat it.
+        var payloads: [UInt64] = []
         do {
             try store.forEachUnit { (unit) throws(StoreError) in
+                payloads.removeAll(keepingCapacity: true)
                 do throws(SpillError) {
                     while let entry = next, entry.digest < unit.digest { next = try sorted.next()?.entry }
-                } catch {
-                    failure = failure ?? error
-                    return
-                }
-                guard let entry = next, entry.digest == unit.digest else { return }
-                var affected = false
-                let readable = UnitKeys.forEachKey(unit.keys, digest: unit.digest) { table, bytes, contribution in
-                    guard !filtered || filter.mayContain(table: table, key: bytes) else { return }
-                    let key = UnitKeys.Entry(table: table, key: Array(bytes), contribution: contribution)
-                    if key.table < removedKeys.count && !removedKeys[key.table].isEmpty {
-                        removedKeys[key.table].remove(key.key)
-                    }
-                    guard !contributions.isEmpty else { return }
-                    let identity = UnitKeys.identity(key)
-                    guard let seen = contributions[identity] else { return }
-                    if seen.mixed || seen.first != key.contribution {
-                        affected = true
-                        contributions[identity]?.mixed = true
-                    }
-                }
-                if !readable { affected = true }
-                if !affected, let fallback { affected = try !fallback.add(unit) }
-                do throws(SpillError) {
-                    while let same = next, same.digest == entry.digest {
-                        if affected { reselect(same.payload) }
+                    while let same = next, same.digest == unit.digest {
+                        payloads.append(same.payload)
                         next = try sorted.next()?.entry
                     }
                 } catch {
                     failure = failure ?? error
+                    return
                 }
+                guard !payloads.isEmpty else { return }
+                var affected = false
+                let readable = UnitKeys.forEachKey(unit.keys, digest: unit.digest) { table, bytes, contribution in
+                    let mayHold = !filtered || filter.mayContain(table: table, key: bytes)
+                    let maySpill = probed.maySpill(table: table, key: bytes)
+                    guard mayHold || maySpill else { return }
+                    let key = UnitKeys.Entry(table: table, key: Array(bytes), contribution: contribution)
+                    if mayHold && key.table < removedKeys.count && !removedKeys[key.table].isEmpty {
+                        removedKeys[key.table].remove(key.key)
+                    }
+                    guard !probed.isEmpty else { return }
+                    let identity = UnitKeys.identity(key)
+                    if mayHold, let seen = probed.held[identity] {
+                        if seen.mixed || seen.first != key.contribution {
+                            affected = true
+                            probed.held[identity]?.mixed = true
+                        }
+                    } else if maySpill {
+                        do throws(SpillError) {
+                            try probed.meet(identity, contribution: contribution, payloads: payloads)
+                        } catch {
+                            failure = failure ?? error
+                        }
+                    }
+                }
+                if !readable { affected = true }
+                if !affected, let fallback { affected = try !fallback.add(unit) }
+                if affected { for payload in payloads { reselect(payload) } }
             }
             try fallback?.finish()
         } catch {
             throw .store(error)
         }
         if let failure { throw .spill(failure) }
-        mark(mixed: Set(contributions.filter(\.value.mixed).keys))
+        let spilledMixed: [[UInt8]]
+        do { spilledMixed = try probed.closeSpilled { reselect($0) } } catch { throw .spill(error) }
+        mark(mixed: Set(probed.held.filter(\.value.mixed).keys).union(spilledMixed))
     }
 
     /// Whether JSON input of `format` holds several top-level values, as the

@@ -23,21 +23,13 @@ import SluiceParsers
 ///    (``ImportStore/markRemoved(_:)``): the only keys the sweeps in
 ///    proportion may delete.
 /// The run then parses ``selection``. Memory: the sorters' budgets, a bit
-/// per unit, the keys of the selected units (at most ``maxProbedKeys``;
-/// past that every unit is selected) and the candidates of the entities
+/// per unit, the keys of the selected units (at most
+/// ``ProbedKeys/maxHeld``; past that spilled sorted to disk and merged with
+/// the kept units' keys) and the candidates of the entities
 /// swept in proportion (at most ``maxRemovedKeys``; past that their skipped
 /// keys are recorded as seen, as for any other entity), and during the join
 /// the voided keys' fingerprints (``voidedKeys(_:)``).
 final class SkipPlan {
-    /// The keys of selected units the probe holds; past it the run parses
-    /// every unit (a change this large costs what a full run does). Each
-    /// key held costs about 180 bytes (its bytes in an array of their own
-    /// and the dictionary's entry): at 1,000,000 an update file of 400,000
-    /// events (500,000 keys) onto a store of 2,000,000 had peaked at 146 MB
-    /// against 57 with `--no-skip`; 100,000 keys hold about 18 MB, and a
-    /// next day's dump of 2,000,000 events with 2% changed selects about
-    /// 60,000 (`Benchmarks/sync.py`'s (c)).
-    static let maxProbedKeys = 100_000
     /// The keys of removed units and voided keys the plan holds for the
     /// sweeps in proportion (about 100 bytes each); past it those entities'
     /// skipped keys are recorded as seen instead, in one more scan of the
@@ -128,10 +120,11 @@ final class SkipPlan {
     /// a stream (``InputSpool``), which the plan reads in its place.
     typealias PlannedInput = (name: String, format: InputFormat, spool: InputSpool?)
 
-    /// Plans the run over `inputs` against the units `store` kept.
-    func plan(_ inputs: [PlannedInput], store: any ImportStore) throws(ImportError) {
+    /// Plans the run over `inputs` against the units `store` kept, hashing
+    /// the units of JSON inputs on the parse `workers` when the run has them.
+    func plan(_ inputs: [PlannedInput], store: any ImportStore, workers: ParseWorkers?) throws(ImportError) {
         let kept = DigestSorter(directory: directory)
-        let hashed = try hashUnits(inputs)
+        let hashed = try hashUnits(inputs, workers: workers)
         // An input not cut into units is parsed whole: so is every other.
         if refusal != nil { return selectAll(inputs) }
         let sorted: SortedDigests
@@ -149,7 +142,7 @@ final class SkipPlan {
         // Ended before the probe: once spilled, its entries are not held while the probe parses.
         let skippedUnits: SortedDigests
         do { skippedUnits = try kept.sorted() } catch { throw .spill(error) }
-        var probed: [[UInt8]: Contribution] = [:]
+        var probed = ProbedKeys(directory: directory, secret: secret)
         // No unit kept: every unit is parsed already, and no kept one can be selected.
         if skipped == 0 { return selectAll(inputs) }
         if selection.count > 0 {
@@ -160,7 +153,7 @@ final class SkipPlan {
         let fallback =
             removedOverflow ? SkippedKeys(store: store, compiled: compiled, among: proportional) : nil
         if selection.count > 0 || fallback != nil || removedKeys.contains(where: { !$0.isEmpty }) {
-            try close(over: &probed, kept: skippedUnits, store: store, fallback: fallback)
+            try close(over: probed, kept: skippedUnits, store: store, fallback: fallback)
         }
         try recordRemoved(store)
     }
@@ -232,51 +225,38 @@ final class SkipPlan {
     }
 
     /// Payload of unit `ordinal` of input `input` in the sorters.
-    private static func payload(input: Int, ordinal: Int) -> UInt64 { UInt64(input) << 40 | UInt64(ordinal) }
+    static func payload(input: Int, ordinal: Int) -> UInt64 { UInt64(input) << 40 | UInt64(ordinal) }
     private static func unit(of payload: UInt64) -> (input: Int, ordinal: Int) {
         (Int(payload >> 40), Int(payload & (1 << 40 - 1)))
     }
 
     /// Reads every input, cutting it into units and hashing each as the
-    /// run's ``UnitRecorder`` does (a recorder that parses nothing). Sets
+    /// run's ``UnitRecorder`` does (a recorder that parses nothing), or,
+    /// JSON in a run with parse `workers`, on them
+    /// (``hashOnWorkers(_:index:workers:into:positions:units:)``). Sets
     /// ``refusal`` when the scanner cannot cut an input, finds it ends
     /// inside a unit or an element around them, or the input cannot be read
     /// to its end (a compressed stream cut short or damaged): the parse of
     /// every unit then meets the error where a full run does.
-    private func hashUnits(_ inputs: [PlannedInput]) throws(ImportError) -> DigestSorter {
+    private func hashUnits(_ inputs: [PlannedInput], workers: ParseWorkers?) throws(ImportError) -> DigestSorter {
         let sorter = DigestSorter(directory: directory)
         let recorder = UnitRecorder(secret: secret, directory: directory)
         if inputs.contains(where: placeable) {
             do { places = try UnitPositions(directory: directory) } catch { throw .spill(error) }
         }
         for (index, input) in inputs.enumerated() {
-            recorder.positions = placeable(input) ? places : nil
-            recorder.positions?.begin(input: index)
-            let check = documentCheck(input)
-            recorder.blanksAll = check != nil
+            let positions = placeable(input) ? places : nil
+            positions?.begin(input: index)
             var compression = Compression.none
-            recorder.unitEnded = { unit throws(ImportError) in
-                let entry = DigestEntry(
-                    digest: unit.digest, payload: Self.payload(input: index, ordinal: recorder.unitsSeen))
-                do throws(SpillError) { try sorter.add(entry) } catch { throw .spill(error) }
-            }
-            try recorder.begin(
-                name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
+            var units = 0
             do {
-                compression = try read(input) { chunk throws(ImportError) in
-                    try recorder.feed(chunk) { piece throws(ImportError) in
-                        // An input the scanner refused is parsed whole by the run: not checked here.
-                        if recorder.refusal == nil { try check?.feed(piece) }
-                    } blank: { piece, starts, ends throws(ImportError) in
-                        try check?.feed(skipping: piece, starts: starts, ends: ends)
-                    } reposition: { _, _ throws(ImportError) in
-                    }
+                if let workers, hashesOnWorkers {
+                    compression = try hashOnWorkers(
+                        input, index: index, workers: workers, into: sorter, positions: positions, units: &units)
+                } else {
+                    compression = try hashHere(
+                        input, index: index, recorder: recorder, into: sorter, positions: positions, units: &units)
                 }
-                if let check, recorder.refusal == nil {
-                    try recorder.flushHeld { piece throws(ImportError) in try check.feed(piece) }
-                    try check.finish()
-                }
-                try recorder.end()
             } catch {
                 // An input that ends inside an element or structure, or that
                 // cannot be read to its end.
@@ -286,14 +266,50 @@ final class SkipPlan {
                 default: throw error
                 }
             }
-            unitCounts.append(recorder.unitsSeen)
+            unitCounts.append(units)
             // An input that failed leaves a refusal: no unit is read at its place.
-            do throws(SpillError) { try recorder.positions?.end(complete: compression == .none) } catch {
+            do throws(SpillError) { try positions?.end(complete: compression == .none) } catch {
                 throw .spill(error)
             }
         }
         refusal = refusal ?? recorder.refusal
         return sorter
+    }
+
+    /// Reads `input` (number `index`) on this thread, cutting it into units
+    /// and hashing each with `recorder` into `sorter`, their places to
+    /// `positions`, the ordinal of the last unit started to `units`.
+    /// Returns its compression.
+    private func hashHere(
+        _ input: PlannedInput, index: Int, recorder: UnitRecorder, into sorter: DigestSorter,
+        positions: UnitPositions?, units: inout Int
+    ) throws(ImportError) -> Compression {
+        defer { units = recorder.unitsSeen }
+        recorder.positions = positions
+        let check = documentCheck(input)
+        recorder.blanksAll = check != nil
+        recorder.unitEnded = { unit throws(ImportError) in
+            let entry = DigestEntry(
+                digest: unit.digest, payload: Self.payload(input: index, ordinal: recorder.unitsSeen))
+            do throws(SpillError) { try sorter.add(entry) } catch { throw .spill(error) }
+        }
+        try recorder.begin(
+            name: input.name, input: index, compiled: compiled, multipleValues: multipleValues(input.format))
+        let compression = try read(input) { chunk throws(ImportError) in
+            try recorder.feed(chunk) { piece throws(ImportError) in
+                // An input the scanner refused is parsed whole by the run: not checked here.
+                if recorder.refusal == nil { try check?.feed(piece) }
+            } blank: { piece, starts, ends throws(ImportError) in
+                try check?.feed(skipping: piece, starts: starts, ends: ends)
+            } reposition: { _, _ throws(ImportError) in
+            }
+        }
+        if let check, recorder.refusal == nil {
+            try recorder.flushHeld { piece throws(ImportError) in try check.feed(piece) }
+            try check.finish()
+        }
+        try recorder.end()
+        return compression
     }
 
     /// Whether the probe and the parse may read `input`'s selected units
@@ -440,8 +456,12 @@ final class SkipPlan {
         (1...max(1, unitCounts[input])).contains { selection.contains(input: input, ordinal: $0) }
     }
 
-    /// Selects a kept unit after all (the closure over disagreeing keys).
+    /// Selects a kept unit after all (the closure over disagreeing keys),
+    /// unless it is selected already (a unit that meets several spilled keys
+    /// of the probe's is handed over for each).
     func reselect(_ payload: UInt64) {
+        let unit = Self.unit(of: payload)
+        guard !selection.contains(input: unit.input, ordinal: unit.ordinal) else { return }
         select(payload)
         skipped -= 1
     }

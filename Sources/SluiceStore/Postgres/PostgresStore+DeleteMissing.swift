@@ -172,9 +172,7 @@ extension PostgresStore {
             "gone AS (DELETE FROM \(table) t WHERE \(conditions) RETURNING \(keys.map { "t.\($0)" }.joined(separator: ", ")))"
         ]
         for (index, link) in sourceLinks.enumerated() {
-            let match = zip(link.sourceColumns, keys).map { "l.\(pgQuoted($0.name)) = g.\($1)" }.joined(
-                separator: " AND ")
-            parts.append("l\(index) AS (DELETE FROM \(pgQuoted(link.name)) l USING gone g WHERE \(match) RETURNING 1)")
+            parts.append(goneLinksDeletion(link, index, keys: keys))
         }
         let counts = (["(SELECT count(*) FROM gone)"] + sourceLinks.indices.map { "(SELECT count(*) FROM l\($0))" })
             .joined(separator: ", ")
