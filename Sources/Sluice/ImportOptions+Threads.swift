@@ -11,9 +11,11 @@ extension ImportOptions {
     /// at 61.1 MiB against 55.4 at one (200,000 events into a new SQLite
     /// store, record digests kept; docs/performance.md), each thread holding
     /// about 1.5 MiB while it works. At 2,000,000 events runs on 2 to 16
-    /// threads peaked at 62 to 68 MiB against 60 at one (docs/performance.md,
-    /// "Peak memory with threads at 2,000,000 events"): set ``threads`` to 1
-    /// where 64 MiB must hold. A larger ``threads`` may still be set.
+    /// threads peaked at 59.4 to 62.3 MiB against 57.7 at one with the
+    /// `sluice` command's one malloc arena, up to 67 MiB at 16 threads with
+    /// glibc's arena a thread (docs/performance.md, "Runs, items and malloc
+    /// arenas with threads"; GettingStarted has the setting). A larger
+    /// ``threads`` may still be set.
     public static let maxDefaultThreads = 16
 
     /// The default of ``threads``, for the library and the CLI alike: the

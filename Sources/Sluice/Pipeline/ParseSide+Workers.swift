@@ -178,7 +178,7 @@ extension ParseSide {
             bytesBefore: split.start?.byteOffset ?? 0, identity: fileIdentity(split.name) ?? streamIdentity,
             rawBytes: rawBefore + rawCurrent, recordsBefore: recordsBefore, units: split.unitSpans)
         split.pending = []
-        split.pending.reserveCapacity(workers.itemBytes)
+        split.pending.reserveCapacity(workers.itemBytes + ParseWorkers.itemSlack)
         split.unitSpans?.spans = []
         split.start = next
         split.startXML = xml

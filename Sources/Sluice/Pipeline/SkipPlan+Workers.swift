@@ -106,7 +106,7 @@ private struct HashCut {
         self.name = name
         self.format = format
         self.itemBytes = itemBytes
-        pending.reserveCapacity(itemBytes)
+        pending.reserveCapacity(itemBytes + ParseWorkers.itemSlack)
     }
 
     /// A unit starts at `offset` in the pending bytes, after `open`.
@@ -135,7 +135,7 @@ private struct HashCut {
             xml: nil, documentContext: nil, last: false, bytesBefore: 0, identity: nil, rawBytes: 0, recordsBefore: 0,
             units: units)
         pending = []
-        pending.reserveCapacity(itemBytes)
+        pending.reserveCapacity(itemBytes + ParseWorkers.itemSlack)
         spans.removeAll(keepingCapacity: true)
         return item
     }

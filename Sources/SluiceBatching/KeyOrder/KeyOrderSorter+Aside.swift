@@ -2,27 +2,29 @@
 
 /// Runs written aside: in a run that parses on several threads the sorter's
 /// thread (the store thread) only copies rows into its arenas; when they
-/// hold half the budget it hands them to a thread of their own, which
-/// sorts, encodes, compresses and writes them as one run per table, and
-/// fills the other half meanwhile. One run is written at a time, so each
+/// hold the budget it hands them to a thread of their own, which sorts,
+/// encodes, compresses and writes them as one run per table, and fills new
+/// arenas meanwhile, up to half the budget while the run is being written
+/// (past it, it waits for the run). One run is written at a time, so each
 /// run still covers a contiguous stretch of the input: the occurrences of a
 /// key it combines are neighbours in input order, as in a run written in
-/// place. Memory stays within ``SortOptions/memoryBytes``.
-/// docs/performance.md, "Runs written aside".
+/// place. Memory: at most 1.5 × ``SortOptions/memoryBytes`` of rows (a
+/// written run's arenas are freed, not kept to fill next). Runs of half the
+/// budget each had doubled the runs (about 420 a table at 2,000,000 events
+/// against 210), past ``SortOptions/fanIn``: a compaction of 256 runs
+/// while the input was read cost 4.9 s of CPU and 6 MiB of merge buffers at
+/// the run's peak. docs/performance.md, "Runs written aside".
 extension KeyOrderSorter {
     /// Hands the rows held to a new thread that writes them as one run per
-    /// table, after waiting for the run before (whose failure it throws) and
-    /// taking back its emptied arenas to fill next. O(tables) here; the
-    /// run's O(n log n) on the other thread.
+    /// table, after waiting for the run before (whose failure it throws).
+    /// O(tables) here; the run's O(n log n) on the other thread.
     func spillAside() throws(SpillError) {
         let codec = try runCodec()
         try awaitRunAside()
         var parts: [RunAside.Part] = []
         for name in names {
             guard let table = tables[name], table.held.rowCount > 0 else { continue }
-            var next = table.spare ?? RowArena(columnCount: table.held.columnCount)
-            table.spare = nil
-            if next.columnCount < table.held.columnCount { next.widen(to: table.held.columnCount) }
+            var next = RowArena(columnCount: table.held.columnCount)
             swap(&next, &table.held)
             parts.append(
                 RunAside.Part(table: table, rows: next, entity: table.prototype.entity, fanIn: fanIn(of: table)))
@@ -32,8 +34,8 @@ extension KeyOrderSorter {
         runAside = (Worker { run.write() }, run)
     }
 
-    /// Waits for the run being written aside, if any: counts its rows and
-    /// keeps its emptied arenas for the tables to fill next.
+    /// Waits for the run being written aside, if any, counts its rows and
+    /// frees its arenas.
     ///
     /// - Throws: the error that stopped its writing.
     func awaitRunAside() throws(SpillError) {
@@ -42,7 +44,6 @@ extension KeyOrderSorter {
         runAside = nil
         if let failure = run.failure { throw failure }
         spilledRows += run.written
-        for part in run.parts { part.table.spare = part.rows }
     }
 }
 
@@ -76,8 +77,8 @@ final class RunAside: @unchecked Sendable {
         self.log = log
     }
 
-    /// Writes each table's rows as its next run and empties them (keeping
-    /// their capacity); stops at the first error.
+    /// Writes each table's rows as its next run and frees them; stops at
+    /// the first error.
     func write() {
         do throws(SpillError) {
             for index in parts.indices {
@@ -86,7 +87,7 @@ final class RunAside: @unchecked Sendable {
                 let (table, entity, fanIn) = (parts[index].table, parts[index].entity, parts[index].fanIn)
                 written += try table.writeRun(
                     &parts[index].rows, entity: entity, fanIn: fanIn, directory: directory, codec: codec, log: log)
-                parts[index].rows.removeAll()
+                parts[index].rows = RowArena(columnCount: 0)
             }
         } catch {
             failure = error

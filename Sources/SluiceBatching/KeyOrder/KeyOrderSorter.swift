@@ -7,8 +7,9 @@
 /// batches.
 ///
 /// Memory: the rows held (at most the budget, plus the arrays' spare
-/// capacity) and, while merging, about half the budget of read buffers
-/// (see ``RunMerge``).
+/// capacity; 1.5 times that when runs are written aside, the run being
+/// written beside half the budget being filled) and, while merging, about
+/// half the budget of read buffers (see ``RunMerge``).
 /// Disk: the rows once, in a compact encoding compressed with zstd (about
 /// 2.3× smaller on generated events), plus once more for the rows
 /// of every ``SortOptions/fanIn`` runs merged into one when a table has more
@@ -29,8 +30,6 @@ package final class KeyOrderSorter {
         let onePerKey: Bool
         let combining: Bool
         @exclusivity(unchecked) var held: RowArena
-        /// The arena of the last run written aside, emptied, to fill next.
-        var spare: RowArena?
         /// Written by one thread at a time: the sorter's, or the one writing
         /// a run aside.
         var file: RunFile?
@@ -112,9 +111,6 @@ package final class KeyOrderSorter {
     var tables: [String: Table] = [:]
     var names: [String] = []
     @exclusivity(unchecked) var heldBytes = 0
-    /// The rows held before they are spilled: the budget, or half of it
-    /// when runs are written aside (the other half is the run being written).
-    private let heldLimit: Int
     /// Whether runs are written aside (``spillAside()``), and the one being
     /// written.
     private let writesAside: Bool
@@ -138,13 +134,12 @@ package final class KeyOrderSorter {
 
     /// A sorter whose run files go in `directory`. With `aside`, each run is
     /// sorted, encoded, compressed and written on a thread of its own while
-    /// the caller fills the next (``spillAside()``), the two holding half of
-    /// ``SortOptions/memoryBytes`` each; without it, ``add(_:)`` does that
-    /// work itself.
+    /// the caller fills the next (``spillAside()``): runs as large as one
+    /// thread's, in 1.5 × ``SortOptions/memoryBytes``; without it,
+    /// ``add(_:)`` does that work itself.
     package init(directory: String, options: SortOptions, aside: Bool = false) {
         self.directory = directory
         self.options = options
-        heldLimit = aside ? options.memoryBytes / 2 : options.memoryBytes
         writesAside = aside
     }
 
@@ -187,7 +182,8 @@ package final class KeyOrderSorter {
                 checkpoints.append(checkpoint)
             }
         }
-        if heldBytes > heldLimit {
+        if runAside != nil && heldBytes > options.memoryBytes / 2 { try awaitRunAside() }
+        if heldBytes > options.memoryBytes {
             if writesAside { try spillAside() } else { try spill() }
         }
     }
@@ -243,7 +239,6 @@ package final class KeyOrderSorter {
             }
             if releasing {
                 table.held = RowArena(columnCount: table.held.columnCount)
-                table.spare = nil
                 table.file?.endWriting()
             } else {
                 table.held.removeAll()
