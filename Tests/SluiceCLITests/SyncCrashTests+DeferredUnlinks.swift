@@ -54,6 +54,18 @@ extension SyncCrashTests {
         ]
     }
 
+    /// A copy of `base` in `directory` on which `change` was killed once an
+    /// Event batch had deleted rows whose links still stand; returns it and
+    /// how many such links the kill left (0 when the run ended first).
+    func killedBeforeTheLinkBatches(
+        _ change: [String], copying base: String, in directory: URL, _ attempt: Int
+    ) throws -> (store: String, orphans: Int) {
+        let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
+        try FileManager.default.copyItem(atPath: base, toPath: store)
+        let wasKilled = try killed(change, into: store, once: Self.orphanLinks)
+        return (store, wasKilled ? Self.number(store, Self.orphanLinks) : 0)
+    }
+
     /// The change file in key order ends where the same file in input order
     /// ends (whose Event batches delete the links with the rows, as every
     /// run did before): the same events, links, tags and dangling counts,
@@ -87,11 +99,8 @@ extension SyncCrashTests {
 
         var landed = false
         for attempt in 0..<4 where !landed {
-            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
-            let wasKilled = try killed(change, into: store, once: Self.orphanLinks)
-            let orphans = Self.number(store, Self.orphanLinks)
-            landed = wasKilled && orphans > 0
+            let (store, orphans) = try killedBeforeTheLinkBatches(change, copying: base, in: directory, attempt)
+            landed = orphans > 0
             let again = try runCommand(sluice, change + ["--into", store] + (resume ? ["--resume"] : []))
             #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
             #expect(StoreReader(store).value("PRAGMA integrity_check") == "ok")
@@ -128,11 +137,8 @@ extension SyncCrashTests {
 
         var landed = false
         for attempt in 0..<4 where !landed {
-            let store = directory.appendingPathComponent("crash\(attempt).sqlite").path
-            try FileManager.default.copyItem(atPath: base, toPath: store)
-            let wasKilled = try killed(change, into: store, once: Self.orphanLinks)
-            let orphans = Self.number(store, Self.orphanLinks)
-            landed = wasKilled && orphans > 0
+            let (store, orphans) = try killedBeforeTheLinkBatches(change, copying: base, in: directory, attempt)
+            landed = orphans > 0
             let after = try runCommand(sluice, next + ["--into", store])
             #expect(after.status == 0, "attempt \(attempt): \(after.stderr)")
             let state = unlinkState(store)
