@@ -133,13 +133,23 @@ enum DifferentialSync {
             process.standardError = FileHandle.nullDevice
             let pipe = Pipe()
             process.standardInput = pipe
+            // Counted before the run starts, while nothing writes the store;
+            // no ledger yet counts as none. A count that cannot be read while
+            // the run writes (-1: the reader sets no busy timeout) is not a
+            // new run: taken for one, the run was stopped before it recorded
+            // itself and its `--resume` resumed the run before it (1 in 12
+            // local runs of a standard-input group, once in CI).
+            let recorded = max(0, side.runsRecorded?() ?? 0)
             try process.run()
-            let recorded = side.runsRecorded?() ?? 0
             let writer = Thread { writeQuietly(inputs.piped ?? Data(), to: pipe) }
             writer.start()
             usleep(useconds_t(side.lastDuration * fraction * 1_000_000))
             if let runsRecorded = side.runsRecorded {
-                while process.isRunning && runsRecorded() == recorded { usleep(1_000) }
+                func unrecorded() -> Bool {
+                    let now = runsRecorded()
+                    return now < 0 || now == recorded
+                }
+                while process.isRunning && unrecorded() { usleep(1_000) }
             }
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
