@@ -79,7 +79,7 @@ extension SyncCrashTests {
     ) throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, all]).status == 0)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, Self.all]).status == 0)
         let change = [
             "import", "--mapping", Self.unlinkMapping, "--batch-rows", "500",
             Self.unlinkChanges(deletionsOnly: deletionsOnly),
@@ -119,7 +119,7 @@ extension SyncCrashTests {
     @Test func aChangeFileKilledBeforeItsLinkBatchesLeavesNoLinksToTheNextRun() throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, all]).status == 0)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, Self.all]).status == 0)
         let change = [
             "import", "--mapping", Self.unlinkMapping, "--batch-rows", "500", Self.unlinkChanges(deletionsOnly: true),
         ]
