@@ -50,29 +50,55 @@ import Testing
     @Test(arguments: 0..<groups) func skippingRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
         var inProportion = 0
         var afterChangeFiles = 0
-        for offset in stride(from: group, to: Self.seeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments)
-            var changeFiles = Self.ChangeFiles()
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents
-            ) { planned in
-                if planned.step.deletesMissing && Self.coversATable(skipping.into) { inProportion += 1 }
-                let set = Self.coverage(skipping.into)
-                guard let kept = changeFiles.next(planned.step, set) else { return }
-                #expect(
-                    kept == set,
-                    "seed \(sequence.seed), before \(planned): \(kept), then \(set.map(\.description) ?? "")")
-                if planned.step.deletesMissing { afterChangeFiles += 1 }
-            }
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-        }
+        let agreed = try Self.runGroup(
+            group, of: Self.seeds,
+            before: { sequence, skipping in
+                var changeFiles = Self.ChangeFiles()
+                return { planned in
+                    if planned.step.deletesMissing && Self.coversATable(skipping.into) { inProportion += 1 }
+                    let set = Self.coverage(skipping.into)
+                    guard let kept = changeFiles.next(planned.step, set) else { return }
+                    #expect(
+                        kept == set,
+                        "seed \(sequence.seed), before \(planned): \(kept), then \(set.map(\.description) ?? "")")
+                    if planned.step.deletesMissing { afterChangeFiles += 1 }
+                }
+            })
+        guard agreed else { return }
         #expect(inProportion > 0 || Self.seeds < Self.groups * 4, "group \(group): no sweep in proportion")
         #expect(
             afterChangeFiles > 0 || Self.seeds < Self.groups * 4,
             "group \(group): no sweep in proportion right after a change file")
+    }
+
+    /// Runs the seeds of `group` among the first `seeds` (every
+    /// ``groups``th from ``firstSeed`` + `group`), a sequence each, set up
+    /// by ``setUp(seed:fullRun:format:skippingRun:records:)`` and `prepare`:
+    /// the two sides agree after every step and the full side stores events;
+    /// with `skips`, the last dump imported twice more skips records
+    /// (``skipsTheLastDump(_:_:)``). `before`, made for each seed, is given
+    /// each step before its runs. Returns false at the first seed whose
+    /// sides differ, the group's later seeds not run.
+    static func runGroup(
+        _ group: Int, of seeds: Int, format: SyncSequence.Format = .jsonl, fullRun: [String] = [],
+        skippingRun: [String] = [], records: Int = records, skips: Bool = false,
+        prepare: (inout DifferentialSync.Side, inout DifferentialSync.Side) -> Void = { _, _ in },
+        before: (SyncSequence, DifferentialSync.Side) -> (SyncSequence.PlannedStep) -> Void = { _, _ in { _ in } }
+    ) throws -> Bool {
+        for offset in stride(from: group, to: seeds, by: groups) {
+            var (sequence, skipping, full) = setUp(
+                seed: firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments + fullRun,
+                format: format, skippingRun: skippingRun, records: records)
+            prepare(&skipping, &full)
+            let failure = try DifferentialSync.run(
+                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents,
+                before: before(sequence, skipping))
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { return false }
+            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
+            if skips { #expect(try skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped") }
+        }
+        return true
     }
 
     /// What a valid digest set was made under and the tables it covers.
@@ -129,16 +155,7 @@ import Testing
     /// The same in XML: each record an element of a document whose DOCTYPE
     /// and namespace declaration are every unit's context.
     @Test(arguments: 0..<groups) func skippingXMLRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
-        for offset in stride(from: group, to: Self.xmlSeeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .xml)
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-            #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
-        }
+        _ = try Self.runGroup(group, of: Self.xmlSeeds, format: .xml, skips: true)
     }
 
     /// The seeds of the JSON document form, run in the same groups: fewer,
@@ -149,16 +166,7 @@ import Testing
     /// its `events` array, between other members (`$.events[*]`), its
     /// damaged dumps damaged between the elements a run skips.
     @Test(arguments: 0..<groups) func skippingJSONDocumentRunsLeaveTheStoreFullRunsLeave(group: Int) throws {
-        for offset in stride(from: group, to: Self.documentSeeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .json)
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-            #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
-        }
+        _ = try Self.runGroup(group, of: Self.documentSeeds, format: .json, skips: true)
     }
 
     /// The XML form with the skipping side's every run on two threads, its
@@ -168,16 +176,8 @@ import Testing
     /// item; `SLUICE_DIFFERENTIAL_RECORDS=3000` cuts each into several, each
     /// parsed after its context.
     @Test(arguments: 0..<groups) func skippingXMLRunsOnTwoThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
-        for offset in stride(from: group, to: Self.xmlSeeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .xml,
-                skippingRun: ["--threads", "2", "--chunk-size", "64"])
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-        }
+        _ = try Self.runGroup(
+            group, of: Self.xmlSeeds, format: .xml, skippingRun: ["--threads", "2", "--chunk-size", "64"])
     }
 
     /// The JSON document form with the skipping side's every run on two
@@ -189,16 +189,8 @@ import Testing
     /// cuts each into several.
     @Test(arguments: 0..<groups)
     func skippingJSONDocumentRunsOnTwoThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
-        for offset in stride(from: group, to: Self.documentSeeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments, format: .json,
-                skippingRun: ["--threads", "2", "--chunk-size", "64"])
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-        }
+        _ = try Self.runGroup(
+            group, of: Self.documentSeeds, format: .json, skippingRun: ["--threads", "2", "--chunk-size", "64"])
     }
 
     /// The same with the skipping side's every run (first imports, skipping
@@ -206,16 +198,7 @@ import Testing
     /// bytes at a time (records cross chunks): its workers hash the units
     /// and parse the selected ones.
     @Test(arguments: 0..<groups) func skippingRunsOnTwoThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
-        for offset in stride(from: group, to: Self.threadSeeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments,
-                skippingRun: ["--threads", "2", "--chunk-size", "64"])
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-        }
+        _ = try Self.runGroup(group, of: Self.threadSeeds, skippingRun: ["--threads", "2", "--chunk-size", "64"])
     }
 
     /// The seeds of the three-thread sequences, fewer again: their dumps
@@ -228,17 +211,9 @@ import Testing
     /// skips hashes the units on the workers, each item's digests sorted in
     /// input order.
     @Test(arguments: 0..<groups) func skippingRunsOnThreeThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {
-        for offset in stride(from: group, to: Self.threeThreadSeeds, by: Self.groups) {
-            let (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments + ["--threads", "1"],
-                skippingRun: ["--threads", "3"], records: max(Self.records, 3_000))
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-            #expect(try Self.skipsTheLastDump(sequence, skipping), "seed \(sequence.seed): nothing skipped")
-        }
+        _ = try Self.runGroup(
+            group, of: Self.threeThreadSeeds, fullRun: ["--threads", "1"], skippingRun: ["--threads", "3"],
+            records: max(Self.records, 3_000), skips: true)
     }
 
     /// The seeds whose two sides read every dump from standard input,
@@ -253,21 +228,17 @@ import Testing
     /// resume an earlier run of `-`).
     @Test(arguments: 0..<groups) func skippingRunsOverStandardInputLeaveTheStoreFullRunsLeave(group: Int) throws {
         var skipped = 0
-        for offset in stride(from: group, to: Self.standardInputSeeds, by: Self.groups) {
-            var (sequence, skipping, full) = Self.setUp(
-                seed: Self.firstSeed + UInt64(offset), fullRun: DifferentialSync.fullRunArguments)
-            skipping.standardInput = true
-            full.standardInput = true
-            let (skippingStore, fullStore) = (skipping.into, full.into)
-            skipping.runsRecorded = { StoreReader(skippingStore).count("_sluice_runs") }
-            full.runsRecorded = { StoreReader(fullStore).count("_sluice_runs") }
-            skipping.summarized = { skipped += DifferentialSync.unchangedRecords($0) }
-            let failure = try DifferentialSync.run(
-                sequence, skipping: skipping, full: full, contents: DifferentialSync.sqliteContents)
-            #expect(failure == nil, "\(failure ?? "")")
-            if failure != nil { return }
-            #expect(StoreReader(full.into).count("Event") > 0, "seed \(sequence.seed): no events stored")
-        }
+        let agreed = try Self.runGroup(
+            group, of: Self.standardInputSeeds,
+            prepare: { skipping, full in
+                skipping.standardInput = true
+                full.standardInput = true
+                let (skippingStore, fullStore) = (skipping.into, full.into)
+                skipping.runsRecorded = { StoreReader(skippingStore).count("_sluice_runs") }
+                full.runsRecorded = { StoreReader(fullStore).count("_sluice_runs") }
+                skipping.summarized = { skipped += DifferentialSync.unchangedRecords($0) }
+            })
+        guard agreed else { return }
         #expect(skipped > 0 || Self.standardInputSeeds <= group, "group \(group): nothing skipped")
     }
 
@@ -335,17 +306,23 @@ import Testing
     /// in text, the root's end tag misnamed or missing, a file cut short.
     @Test func theXMLSeedsCoverEveryDamage() {
         let damages = [#"" & ""#, #"" a < b""#, "misnamed", "missing", "cut after"]
+        #expect(Self.damages(of: Self.xmlSeeds, format: .xml, among: damages) == Set(damages))
+    }
+
+    /// Which of `damages` the damaged steps of the first `seeds` seeds'
+    /// sequences in `format` name.
+    static func damages(of seeds: Int, format: SyncSequence.Format, among damages: [String]) -> Set<String> {
         var seen: Set<String> = []
-        for offset in 0..<Self.xmlSeeds {
+        for offset in 0..<seeds {
             let sequence = SyncSequence(
-                seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
-                directory: TestPaths.temporaryDirectory(), format: .xml)
+                seed: firstSeed + UInt64(offset), steps: steps, records: records,
+                directory: TestPaths.temporaryDirectory(), format: format)
             for planned in sequence.steps {
                 guard case .damaged(_, let damage, _) = planned.step else { continue }
                 for kind in damages where damage.contains(kind) { seen.insert(kind) }
             }
         }
-        #expect(seen == Set(damages))
+        return seen
     }
 
     /// The JSON document seeds cover every damage between elements: a word
@@ -354,17 +331,7 @@ import Testing
     /// short.
     @Test func theJSONDocumentSeedsCoverEveryDamage() {
         let damages = [#"" x""#, "comma missing", "array's end", "document's end", "member after", "cut after"]
-        var seen: Set<String> = []
-        for offset in 0..<Self.documentSeeds {
-            let sequence = SyncSequence(
-                seed: Self.firstSeed + UInt64(offset), steps: Self.steps, records: Self.records,
-                directory: TestPaths.temporaryDirectory(), format: .json)
-            for planned in sequence.steps {
-                guard case .damaged(_, let damage, _) = planned.step else { continue }
-                for kind in damages where damage.contains(kind) { seen.insert(kind) }
-            }
-        }
-        #expect(seen == Set(damages))
+        #expect(Self.damages(of: Self.documentSeeds, format: .json, among: damages) == Set(damages))
     }
 
     /// The words that mark each kind of step in its description.

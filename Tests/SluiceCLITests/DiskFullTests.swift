@@ -21,7 +21,9 @@ import Testing
     func aFullDiskFailsCleanlyAndResumesToTheSameStore(order: String) throws {
         let crash = SyncCrashTests()
         let reference = TestPaths.temporaryDirectory().appendingPathComponent("reference.sqlite").path
-        let arguments = ["import", "--mapping", crash.mapping, "--order", order, "--batch-rows", "2000", crash.all]
+        let arguments = [
+            "import", "--mapping", crash.mapping, "--order", order, "--batch-rows", "2000", SyncCrashTests.all,
+        ]
         #expect(try runCommand(sluice, arguments + ["--into", reference]).status == 0)
         let expected = crash.dump(reference)
 
@@ -57,7 +59,7 @@ import Testing
         defer { _ = try? runCommand("/bin/umount", [disk]) }
         let store = disk + "/store.sqlite"
         let full = try runCommand(
-            sluice, ["import", "--mapping", crash.mapping, "--into", store, "--sort-mib", "1", crash.all])
+            sluice, ["import", "--mapping", crash.mapping, "--into", store, "--sort-mib", "1", SyncCrashTests.all])
         #expect(full.status == 74, "\(full.stderr)")
         #expect(crash.statuses(store).last == "failed", "\(crash.statuses(store)): \(full.stderr)")
     }

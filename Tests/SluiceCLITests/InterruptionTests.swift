@@ -15,8 +15,10 @@ import Testing
     @Test(arguments: Phase.allCases) func aSignalStopsTheRunAndResumeFinishesIt(phase: Phase) throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
-        #expect(try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", base, crash.all]).status == 0)
-        let input = phase == .sweeping ? crash.third : crash.all
+        #expect(
+            try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", base, SyncCrashTests.all]).status
+                == 0)
+        let input = phase == .sweeping ? SyncCrashTests.third : SyncCrashTests.all
         let arguments = ["import", "--mapping", crash.mapping, "--delete-missing", input]
         let reference = directory.appendingPathComponent("reference.sqlite").path
         if phase == .sweeping { try FileManager.default.copyItem(atPath: base, toPath: reference) }

@@ -30,20 +30,16 @@ extension ParallelParseTests {
         let steps: [(input: String, extra: [String])] = [
             (repeated, ["--no-skip"]), (day0, []), (day0, []), (day1, ["--delete-missing"]),
         ]
-        for (number, step) in steps.enumerated() {
-            var results: [(tables: [String: [String]], statistics: NSDictionary)] = []
-            for (path, one) in zip(paths, [false, true]) {
-                let stats = path + ".\(number).json"
-                let run = try runCommand(
-                    sluice, defaultArguments(path, step.input, one: one, step.extra + ["--stats-json", stats]))
-                #expect(run.status == 0, "\(run.stderr)")
-                results.append((dump(path), try statistics(stats)))
-            }
-            #expect(results[0].tables["Actor"]?.count == 400, "step \(number)")
-            #expect(results[0].tables == results[1].tables, "step \(number)")
-            #expect(results[0].statistics == results[1].statistics, "step \(number)")
-            let unchanged = results[0].statistics["unchangedRecords"] as? Int ?? 0
-            #expect(number >= 2 ? unchanged > 9_000 : unchanged == 0, "step \(number): \(unchanged)")
-        }
+        try eachRunGivesWhatTheFirstGives(
+            steps: steps.count, runs: [false, true], paths: paths,
+            named: { $0 ? "--threads 1" : "without --threads" },
+            command: { number, one, path, stats in
+                defaultArguments(path, steps[number].input, one: one, steps[number].extra + ["--stats-json", stats])
+            },
+            first: { number, first in
+                #expect(first.tables["Actor"]?.count == 400, "step \(number)")
+                let unchanged = first.statistics["unchangedRecords"] as? Int ?? 0
+                #expect(number >= 2 ? unchanged > 9_000 : unchanged == 0, "step \(number): \(unchanged)")
+            })
     }
 }

@@ -103,43 +103,27 @@ extension ParallelParseTests {
             (mixed, ["--no-skip"], 0...0), (day0, [], 0...0), (day0, [], 3_000...4_000),
             (day1, ["--delete-missing"], 2_000...4_000),
         ]
-        for (number, step) in steps.enumerated() {
-            var reference: (tables: [String: [String]], statistics: NSDictionary)?
-            for ((threads, chunk), store) in zip(runs, paths) {
-                let stats = store + ".\(number).json"
-                let extra = step.extra + ["--chunk-size", "\(chunk)", "--stats-json", stats]
-                let run = try runCommand(
-                    sluice, documentArguments(store, step.input, path: path, threads: threads, extra))
-                #expect(run.status == 0, "\(run.stderr)")
-                let result = (dump(store), try statistics(stats))
-                guard let reference else {
-                    reference = result
-                    #expect(result.0["Event"]?.count ?? 0 > 2_000, "step \(number)")
-                    #expect(result.0["Actor"]?.count == 400, "step \(number)")
-                    let unchanged = result.1["unchangedRecords"] as? Int ?? -1
-                    #expect(step.unchanged.contains(unchanged), "step \(number): \(unchanged)")
-                    if number > 0 { #expect(result.0["_sluice_unit_pages"]?.isEmpty == false, "step \(number)") }
-                    continue
-                }
-                #expect(result.0 == reference.tables, "step \(number), --threads \(threads)")
-                #expect(result.1 == reference.statistics, "step \(number), --threads \(threads)")
-            }
-        }
+        try eachRunGivesWhatTheFirstGives(
+            steps: steps.count, runs: runs, paths: paths, named: { "--threads \($0.0)" },
+            command: { number, run, store, stats in
+                let extra = steps[number].extra + ["--chunk-size", "\(run.1)", "--stats-json", stats]
+                return documentArguments(store, steps[number].input, path: path, threads: run.0, extra)
+            },
+            first: { number, first in
+                #expect(first.tables["Event"]?.count ?? 0 > 2_000, "step \(number)")
+                #expect(first.tables["Actor"]?.count == 400, "step \(number)")
+                let unchanged = first.statistics["unchangedRecords"] as? Int ?? -1
+                #expect(steps[number].unchanged.contains(unchanged), "step \(number): \(unchanged)")
+                if number > 0 { #expect(first.tables["_sluice_unit_pages"]?.isEmpty == false, "step \(number)") }
+            })
     }
 
     /// Stores at `paths` sharing one digest secret, their digests voided (as
     /// ``digestStores(_:)``, with the mapping of record path `path`).
     func documentStores(_ paths: [String], path: String) throws {
-        let seed = store("doc-digest-seed-\(paths.count)-\(path.count).sqlite")
-        let one = try document(input("doc-seed.jsonl", count: 1), path: path, name: "doc-seed.json").file
-        for extra in [[], ["--no-skip"]] {
-            let run = try runCommand(sluice, documentArguments(seed, one, path: path, threads: 1, extra))
-            #expect(run.status == 0, "\(run.stderr)")
-        }
-        for store in paths {
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: seed + suffix) {
-                try FileManager.default.copyItem(atPath: seed + suffix, toPath: store + suffix)
-            }
+        try sharedSecretStores(paths, seed: "doc-digest-seed-\(paths.count)-\(path.count).sqlite") {
+            let one = try document(input("doc-seed.jsonl", count: 1), path: path, name: "doc-seed.json").file
+            return documentArguments($0, one, path: path, threads: 1, $1)
         }
     }
 
@@ -160,18 +144,15 @@ extension ParallelParseTests {
             "\(name).jsonl", count: 3_000, bad: malformed ? 2_001 : nil, badLine: #"{"id": 12, "kind": nope}"#)
         let (events, record) = try document(lines, path: path, name: "\(name).json", damage: damage)
         for extra in [[], ["--no-skip"]] {
-            var outputs: [String] = []
-            for threads in [1, 2, 4] {
+            let first = try eachGivesWhatTheFirstGives { threads in
                 let store = store("\(name)-\(threads)-\(extra.count).sqlite")
                 let run = try runCommand(
                     sluice,
                     documentArguments(store, events, path: path, threads: threads, extra + ["--chunk-size", "4096"]))
                 #expect(run.status == 65)
-                outputs.append(run.stderr)
+                return run.stderr
             }
-            #expect(outputs[0].contains("record \(malformed ? 2_001 : record): "), "\(outputs[0])")
-            #expect(outputs[1] == outputs[0])
-            #expect(outputs[2] == outputs[0])
+            #expect(first?.contains("record \(malformed ? 2_001 : record): ") == true, "\(first ?? "")")
         }
     }
 
@@ -183,32 +164,15 @@ extension ParallelParseTests {
         let extra = ["--no-skip", "--batch-rows", "300", "--sort-mib", "1"]
         let rows = { (store: String) in self.dump(store).filter { !$0.key.hasPrefix("_sluice") } }
         let reference = store("doc-resume-reference.sqlite")
-        let started = Date()
-        let clean = try runCommand(sluice, documentArguments(reference, events, path: path, threads: 1, extra))
-        #expect(clean.status == 0, "\(clean.stderr)")
-        let duration = UInt32(Date().timeIntervalSince(started) * 1_000_000)
+        let duration = try timed(documentArguments(reference, events, path: path, threads: 1, extra))
         let expected = rows(reference)
         #expect(expected["Event"]?.count ?? 0 > 5_000)
-        var interrupted = 0
-        for attempt in 0..<3 {
-            let store = store("doc-resume-\(attempt).sqlite")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sluice)
-            process.arguments = documentArguments(store, events, path: path, threads: 2, extra)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(duration / 5 + UInt32(attempt) * duration / 4)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                interrupted += 1
-            }
-            process.waitUntilExit()
-            let resumed = try runCommand(
-                sluice, documentArguments(store, events, path: path, threads: 3, extra + ["--resume"]))
-            #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(rows(store) == expected, "attempt \(attempt)")
-        }
-        #expect(interrupted > 0)
+        try killedRunsResumed(
+            "doc-resume", duration: duration,
+            killed: { documentArguments($0, events, path: path, threads: 2, extra) },
+            resumed: { documentArguments($0, events, path: path, threads: 3, extra + ["--resume"]) },
+            check: { store, attempt in
+                #expect(rows(store) == expected, "attempt \(attempt)")
+            })
     }
 }

@@ -91,16 +91,8 @@ extension ParallelParseTests {
     /// Stores at `paths` sharing one digest secret, their digests voided (as
     /// ``digestStores(_:)``, with the XML mapping).
     func xmlDigestStores(_ paths: [String]) throws {
-        let seed = store("xml-digest-seed.sqlite")
-        let one = xmlInput("xml-seed.xml", count: 1)
-        for extra in [[], ["--no-skip"]] {
-            let run = try runCommand(sluice, xmlArguments(seed, one, threads: 1, extra))
-            #expect(run.status == 0, "\(run.stderr)")
-        }
-        for path in paths {
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: seed + suffix) {
-                try FileManager.default.copyItem(atPath: seed + suffix, toPath: path + suffix)
-            }
+        try sharedSecretStores(paths, seed: "xml-digest-seed.sqlite") {
+            xmlArguments($0, xmlInput("xml-seed.xml", count: 1), threads: 1, $1)
         }
     }
 
@@ -136,30 +128,22 @@ extension ParallelParseTests {
             (mixed, ["--no-skip"], 0...0), (day0, [], 0...0), (day0, [], 5_000...8_000),
             (day1, ["--delete-missing"], 5_000...8_000),
         ]
-        for (number, step) in steps.enumerated() {
-            var reference: (tables: [String: [String]], statistics: NSDictionary)?
-            for ((threads, chunk), path) in zip(runs, paths) {
-                let stats = path + ".\(number).json"
-                let extra = step.extra + ["--chunk-size", "\(chunk)", "--stats-json", stats]
-                let run = try runCommand(sluice, xmlArguments(path, step.input, threads: threads, extra))
-                #expect(run.status == 0, "\(run.stderr)")
-                let result = (dump(path), try statistics(stats))
-                guard let reference else {
-                    reference = result
-                    #expect(result.0["Event"]?.count ?? 0 > 4_000, "step \(number)")
-                    #expect(result.0["Actor"]?.count == 300, "step \(number)")
-                    // The attribute type declared in the DOCTYPE trims the kind.
-                    #expect(result.0["Event"]?.allSatisfy { $0.contains("|k") } == true, "step \(number)")
-                    #expect(result.0["Event"]?.contains { $0.contains("0 é|") } == true, "step \(number)")
-                    let unchanged = result.1["unchangedRecords"] as? Int ?? -1
-                    #expect(step.unchanged.contains(unchanged), "step \(number): \(unchanged)")
-                    if number > 0 { #expect(result.0["_sluice_unit_pages"]?.isEmpty == false, "step \(number)") }
-                    continue
-                }
-                #expect(result.0 == reference.tables, "step \(number), --threads \(threads)")
-                #expect(result.1 == reference.statistics, "step \(number), --threads \(threads)")
-            }
-        }
+        try eachRunGivesWhatTheFirstGives(
+            steps: steps.count, runs: runs, paths: paths, named: { "--threads \($0.0)" },
+            command: { number, run, path, stats in
+                let extra = steps[number].extra + ["--chunk-size", "\(run.1)", "--stats-json", stats]
+                return xmlArguments(path, steps[number].input, threads: run.0, extra)
+            },
+            first: { number, first in
+                #expect(first.tables["Event"]?.count ?? 0 > 4_000, "step \(number)")
+                #expect(first.tables["Actor"]?.count == 300, "step \(number)")
+                // The attribute type declared in the DOCTYPE trims the kind.
+                #expect(first.tables["Event"]?.allSatisfy { $0.contains("|k") } == true, "step \(number)")
+                #expect(first.tables["Event"]?.contains { $0.contains("0 é|") } == true, "step \(number)")
+                let unchanged = first.statistics["unchangedRecords"] as? Int ?? -1
+                #expect(steps[number].unchanged.contains(unchanged), "step \(number): \(unchanged)")
+                if number > 0 { #expect(first.tables["_sluice_unit_pages"]?.isEmpty == false, "step \(number)") }
+            })
     }
 
     /// A malformed record in the middle of an item, an error in the text
@@ -174,17 +158,14 @@ extension ParallelParseTests {
     func xmlErrorsAreReportedAsOneThreadReportsThem(name: String, bad: Int, record: String, reported: Int) throws {
         let events = xmlInput("\(name).xml", bad: bad, badRecord: record)
         for extra in [[], ["--no-skip"]] {
-            var outputs: [String] = []
-            for threads in [1, 2, 4] {
+            let first = try eachGivesWhatTheFirstGives { threads in
                 let path = store("\(name)-\(threads)-\(extra.count).sqlite")
                 let run = try runCommand(
                     sluice, xmlArguments(path, events, threads: threads, extra + ["--chunk-size", "4096"]))
                 #expect(run.status == 65)
-                outputs.append(run.stderr)
+                return run.stderr
             }
-            #expect(outputs[0].contains("record \(reported): "), "\(outputs[0])")
-            #expect(outputs[1] == outputs[0])
-            #expect(outputs[2] == outputs[0])
+            #expect(first?.contains("record \(reported): ") == true, "\(first ?? "")")
         }
     }
 
@@ -200,21 +181,22 @@ extension ParallelParseTests {
         let utf16 = TestPaths.temporaryDirectory().appendingPathComponent("xml-utf16.xml").path
         let body = utf8.replacingOccurrences(of: #"encoding="UTF-8""#, with: #"encoding="UTF-16""#)
         #expect(FileManager.default.createFile(atPath: utf16, contents: body.data(using: .utf16)))
+        struct Result: Equatable {
+            var message: String
+            var rows: [String: [String]]
+        }
         for (input, status) in [(latin, Int32(65)), (utf16, Int32(0))] {
-            var results: [(String, [String: [String]])] = []
-            for threads in [1, 3] {
+            let first = try eachGivesWhatTheFirstGives(threads: [1, 3]) { threads in
                 let path = store("xml-encoding-\(threads)-\(status).sqlite")
                 let run = try runCommand(sluice, xmlArguments(path, input, threads: threads, ["--chunk-size", "4096"]))
                 #expect(run.status == status, "\(run.stderr)")
-                results.append((run.stderr, dump(path).filter { !$0.key.hasPrefix("_sluice") }))
+                return Result(message: run.stderr, rows: dump(path).filter { !$0.key.hasPrefix("_sluice") })
             }
             if status == 0 {
-                #expect(results[0].1["Event"]?.count ?? 0 > 2_000)
+                #expect(first?.rows["Event"]?.count ?? 0 > 2_000)
             } else {
-                #expect(results[0].0.contains("record 2500: "), "\(results[0].0)")
+                #expect(first?.message.contains("record 2500: ") == true, "\(first?.message ?? "")")
             }
-            #expect(results[1].0 == results[0].0)
-            #expect(results[1].1 == results[0].1)
         }
     }
 
@@ -225,30 +207,13 @@ extension ParallelParseTests {
         let extra = ["--batch-rows", "300", "--sort-mib", "1"]
         let rows = { (path: String) in self.dump(path).filter { !$0.key.hasPrefix("_sluice") } }
         let reference = store("xml-resume-reference.sqlite")
-        let started = Date()
-        let clean = try runCommand(sluice, xmlArguments(reference, events, threads: 1, extra))
-        #expect(clean.status == 0, "\(clean.stderr)")
-        let duration = UInt32(Date().timeIntervalSince(started) * 1_000_000)
+        let duration = try timed(xmlArguments(reference, events, threads: 1, extra))
         let expected = rows(reference)
-        var interrupted = 0
-        for attempt in 0..<3 {
-            let path = store("xml-resume-\(attempt).sqlite")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sluice)
-            process.arguments = xmlArguments(path, events, threads: 2, extra)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(duration / 5 + UInt32(attempt) * duration / 4)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                interrupted += 1
-            }
-            process.waitUntilExit()
-            let resumed = try runCommand(sluice, xmlArguments(path, events, threads: 3, extra + ["--resume"]))
-            #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(rows(path) == expected, "attempt \(attempt)")
-        }
-        #expect(interrupted > 0)
+        try killedRunsResumed(
+            "xml-resume", duration: duration, killed: { xmlArguments($0, events, threads: 2, extra) },
+            resumed: { xmlArguments($0, events, threads: 3, extra + ["--resume"]) },
+            check: { path, attempt in
+                #expect(rows(path) == expected, "attempt \(attempt)")
+            })
     }
 }

@@ -95,27 +95,21 @@ import Testing
 
     @Test func severalThreadsGiveTheStoreAndStatisticsOfOne() throws {
         let events = input("events.jsonl")
-        var reference: (tables: [String: [String]], statistics: NSDictionary)?
         // 1 KiB chunks: records are split across chunks, and each 256 KiB item ends inside one.
-        for (threads, chunk) in [(1, 65_536), (2, 1_024), (3, 65_536), (5, 1_024)] {
-            let path = store("threads-\(threads).sqlite")
-            let stats = path + ".json"
-            let run = try runCommand(
-                sluice, arguments(path, events, threads: threads, ["--chunk-size", "\(chunk)", "--stats-json", stats]))
-            #expect(run.status == 0, "\(run.stderr)")
-            let result = (dump(path), try statistics(stats))
-            guard let reference else {
-                reference = result
-                #expect(result.0["Event"]?.count ?? 0 > 6_000)
-                #expect(result.0["Actor"]?.count == 400)
+        let runs = [(1, 65_536), (2, 1_024), (3, 65_536), (5, 1_024)]
+        let paths = runs.map { store("threads-\($0.0).sqlite") }
+        try eachRunGivesWhatTheFirstGives(
+            steps: 1, runs: runs, paths: paths, named: { "--threads \($0.0)" },
+            command: { _, run, path, stats in
+                arguments(path, events, threads: run.0, ["--chunk-size", "\(run.1)", "--stats-json", stats])
+            },
+            first: { _, first in
+                #expect(first.tables["Event"]?.count ?? 0 > 6_000)
+                #expect(first.tables["Actor"]?.count == 400)
                 // The actors' rows merge records from every part of the input.
-                #expect(StoreReader(path).count("Actor") == 400)
-                #expect(result.0["_sluice_checkpoints"]?.count == 1)
-                continue
-            }
-            #expect(result.0 == reference.tables, "--threads \(threads)")
-            #expect(result.1 == reference.statistics, "--threads \(threads)")
-        }
+                #expect(StoreReader(paths[0]).count("Actor") == 400)
+                #expect(first.tables["_sluice_checkpoints"]?.count == 1)
+            })
     }
 
     /// An error in the middle of an item, and one at the input's end: the
@@ -125,15 +119,12 @@ import Testing
     ])
     func errorsAreReportedAsOneThreadReportsThem(name: String, bad: Int, line: String) throws {
         let events = input("\(name).jsonl", bad: bad, badLine: line)
-        var outputs: [String] = []
-        for threads in [1, 2, 4] {
+        let first = try eachGivesWhatTheFirstGives { threads in
             let run = try runCommand(sluice, arguments(store("\(name)-\(threads).sqlite"), events, threads: threads))
             #expect(run.status == 65)
-            outputs.append(run.stderr)
+            return run.stderr
         }
-        #expect(outputs[0].contains("record \(bad): "), "\(outputs[0])")
-        #expect(outputs[1] == outputs[0])
-        #expect(outputs[2] == outputs[0])
+        #expect(first?.contains("record \(bad): ") == true, "\(first ?? "")")
     }
 
     /// A run with threads killed at random moments, resumed with another
@@ -142,39 +133,21 @@ import Testing
         let events = input("resume.jsonl", count: 16_000)
         let extra = ["--batch-rows", "300", "--sort-mib", "1"]
         let reference = store("resume-reference.sqlite")
-        let started = Date()
-        let clean = try runCommand(sluice, arguments(reference, events, threads: 1, extra))
-        #expect(clean.status == 0, "\(clean.stderr)")
-        let duration = UInt32(Date().timeIntervalSince(started) * 1_000_000)
+        let duration = try timed(arguments(reference, events, threads: 1, extra))
         let expected = dump(reference).filter { $0.key != "_sluice_checkpoints" }
-        var interrupted = 0
-        for attempt in 0..<3 {
-            let path = store("resume-\(attempt).sqlite")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sluice)
-            process.arguments = arguments(path, events, threads: 2, extra)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(duration / 5 + UInt32(attempt) * duration / 4)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                interrupted += 1
-            }
-            process.waitUntilExit()
-            let resumed = try runCommand(sluice, arguments(path, events, threads: 3, extra + ["--resume"]))
-            #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(dump(path).filter { $0.key != "_sluice_checkpoints" } == expected, "attempt \(attempt)")
-        }
-        #expect(interrupted > 0)
+        try killedRunsResumed(
+            "resume", duration: duration, killed: { arguments($0, events, threads: 2, extra) },
+            resumed: { arguments($0, events, threads: 3, extra + ["--resume"]) },
+            check: { path, attempt in
+                #expect(dump(path).filter { $0.key != "_sluice_checkpoints" } == expected, "attempt \(attempt)")
+            })
     }
 
     /// Zero-config imports infer column types as records come, on one
     /// thread whatever `--threads` says: the same store and statistics.
     @Test func zeroConfigImportsAreTheSameWithThreads() throws {
         let events = input("zero.jsonl", count: 3_000)
-        var results: [([String: [String]], NSDictionary)] = []
-        for threads in [1, 4] {
+        let first = try eachGivesWhatTheFirstGives(threads: [1, 4]) { threads in
             let path = store("zero-\(threads).sqlite")
             let run = try runCommand(
                 sluice,
@@ -184,11 +157,9 @@ import Testing
                     "-q", "--stats-json", path + ".json", events,
                 ])
             #expect(run.status == 0, "\(run.stderr)")
-            results.append((dump(path), try statistics(path + ".json")))
+            return Outcome(tables: dump(path), statistics: try statistics(path + ".json"))
         }
-        #expect(results[0].0["Event"]?.count ?? 0 > 2_000)
-        #expect(results[1].0 == results[0].0)
-        #expect(results[1].1 == results[0].1)
+        #expect(first?.tables["Event"]?.count ?? 0 > 2_000)
     }
 
     /// Values over 256 KiB go to the run's one side file from every
@@ -197,16 +168,14 @@ import Testing
         let kind = { (id: Int) in String(repeating: "v\(id)", count: 150_000) }
         let lines = (1...6).map { id in #"{"id": \#(id), "kind": "\#(kind(id))", "score": \#(id)}"# }
         let events = TestPaths.file("large.jsonl", lines.joined(separator: "\n") + "\n")
-        var dumps: [[String: [String]]] = []
-        for threads in [1, 3] {
+        _ = try eachGivesWhatTheFirstGives(threads: [1, 3]) { threads in
             let path = store("large-\(threads).sqlite")
             let run = try runCommand(sluice, arguments(path, events, threads: threads))
             #expect(run.status == 0, "\(run.stderr)")
             let kinds = StoreReader(path).rows("SELECT kind FROM Event ORDER BY id").map { $0.first ?? nil }
             #expect(kinds == (1...6).map(kind))
-            dumps.append(dump(path))
+            return dump(path)
         }
-        #expect(dumps[1] == dumps[0])
     }
 
     /// A digest run's arguments (no `--no-skip`): record digests are kept,
@@ -220,10 +189,21 @@ import Testing
     /// each is a first import of every unit, and their digest tables can be
     /// compared row by row.
     func digestStores(_ paths: [String]) throws {
-        let seed = store("digest-seed.sqlite")
-        let one = input("seed.jsonl", count: 1)
+        try sharedSecretStores(paths, seed: "digest-seed.sqlite") {
+            digestArguments($0, input("seed.jsonl", count: 1), threads: 1, $1)
+        }
+    }
+
+    /// Stores at `paths` that share one digest secret, their digests
+    /// voided: copies of a store named `seed` into which `arguments(seed,
+    /// extra)` (an import of one record on one thread) ran twice, keeping
+    /// digests and then `--no-skip`.
+    func sharedSecretStores(
+        _ paths: [String], seed name: String, arguments: (String, [String]) throws -> [String]
+    ) throws {
+        let seed = store(name)
         for extra in [[], ["--no-skip"]] {
-            let run = try runCommand(sluice, digestArguments(seed, one, threads: 1, extra))
+            let run = try runCommand(sluice, try arguments(seed, extra))
             #expect(run.status == 0, "\(run.stderr)")
         }
         for path in paths {
@@ -264,25 +244,17 @@ import Testing
         let steps: [(input: String, extra: [String], skips: Bool)] = [
             (day0, [], false), (day0, [], true), (day1, ["--delete-missing"], true),
         ]
-        for (number, step) in steps.enumerated() {
-            var reference: (tables: [String: [String]], statistics: NSDictionary)?
-            for ((threads, chunk), path) in zip(runs, paths) {
-                let stats = path + ".\(number).json"
-                let extra = step.extra + ["--chunk-size", "\(chunk)", "--stats-json", stats]
-                let run = try runCommand(sluice, digestArguments(path, step.input, threads: threads, extra))
-                #expect(run.status == 0, "\(run.stderr)")
-                let result = (dump(path), try statistics(stats))
-                guard let reference else {
-                    reference = result
-                    #expect(result.0["_sluice_unit_pages"]?.isEmpty == false, "step \(number)")
-                    let unchanged = result.1["unchangedRecords"] as? Int ?? 0
-                    #expect(step.skips ? unchanged > 9_000 : unchanged == 0, "step \(number): \(unchanged)")
-                    continue
-                }
-                #expect(result.0 == reference.tables, "step \(number), --threads \(threads)")
-                #expect(result.1 == reference.statistics, "step \(number), --threads \(threads)")
-            }
-        }
+        try eachRunGivesWhatTheFirstGives(
+            steps: steps.count, runs: runs, paths: paths, named: { "--threads \($0.0)" },
+            command: { number, run, path, stats in
+                let extra = steps[number].extra + ["--chunk-size", "\(run.1)", "--stats-json", stats]
+                return digestArguments(path, steps[number].input, threads: run.0, extra)
+            },
+            first: { number, first in
+                #expect(first.tables["_sluice_unit_pages"]?.isEmpty == false, "step \(number)")
+                let unchanged = first.statistics["unchangedRecords"] as? Int ?? 0
+                #expect(steps[number].skips ? unchanged > 9_000 : unchanged == 0, "step \(number): \(unchanged)")
+            })
     }
 
     /// A malformed record in the middle of an item, in a digest run's first
@@ -290,8 +262,7 @@ import Testing
     @Test func digestRunErrorsAreReportedAsOneThreadReportsThem() throws {
         let bad = input("digest-bad.jsonl", bad: 7_001, badLine: #"{"id": 12, "kind": nope}"#)
         let day0 = input("digest-good.jsonl")
-        var outputs: [[String]] = []
-        for threads in [1, 2, 4] {
+        let messages = try eachGivesWhatTheFirstGives { threads in
             let path = store("digest-bad-\(threads).sqlite")
             let first = try runCommand(sluice, digestArguments(path, bad, threads: threads))
             #expect(first.status == 65)
@@ -299,12 +270,10 @@ import Testing
             #expect(good.status == 0, "\(good.stderr)")
             let next = try runCommand(sluice, digestArguments(path, bad, threads: threads))
             #expect(next.status == 65)
-            outputs.append([first.stderr, next.stderr])
+            return [first.stderr, next.stderr]
         }
-        #expect(outputs[0][0].contains("record 7001: "), "\(outputs[0][0])")
-        #expect(outputs[0][1].contains("record 7001: "), "\(outputs[0][1])")
-        #expect(outputs[1] == outputs[0])
-        #expect(outputs[2] == outputs[0])
+        #expect(messages?[0].contains("record 7001: ") == true, "\(messages?[0] ?? "")")
+        #expect(messages?[1].contains("record 7001: ") == true, "\(messages?[1] ?? "")")
     }
 
     /// A digest run with two threads killed at random moments, resumed with
@@ -316,37 +285,20 @@ import Testing
         let extra = ["--batch-rows", "300", "--sort-mib", "1"]
         let rows = { (path: String) in self.dump(path).filter { !$0.key.hasPrefix("_sluice") } }
         let reference = store("digest-resume-reference.sqlite")
-        let started = Date()
-        let clean = try runCommand(sluice, digestArguments(reference, day0, threads: 1, extra))
-        #expect(clean.status == 0, "\(clean.stderr)")
-        let duration = UInt32(Date().timeIntervalSince(started) * 1_000_000)
+        let duration = try timed(digestArguments(reference, day0, threads: 1, extra))
         let expected = rows(reference)
         let next = try runCommand(sluice, digestArguments(reference, day1, threads: 1, extra + ["--delete-missing"]))
         #expect(next.status == 0, "\(next.stderr)")
         let expectedNext = rows(reference)
-        var interrupted = 0
-        for attempt in 0..<3 {
-            let path = store("digest-resume-\(attempt).sqlite")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sluice)
-            process.arguments = digestArguments(path, day0, threads: 2, extra)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(duration / 5 + UInt32(attempt) * duration / 4)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                interrupted += 1
-            }
-            process.waitUntilExit()
-            let resumed = try runCommand(sluice, digestArguments(path, day0, threads: 3, extra + ["--resume"]))
-            #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(rows(path) == expected, "attempt \(attempt)")
-            let day = try runCommand(sluice, digestArguments(path, day1, threads: 2, extra + ["--delete-missing"]))
-            #expect(day.status == 0, "\(day.stderr)")
-            #expect(rows(path) == expectedNext, "attempt \(attempt), next day")
-        }
-        #expect(interrupted > 0)
+        try killedRunsResumed(
+            "digest-resume", duration: duration, killed: { digestArguments($0, day0, threads: 2, extra) },
+            resumed: { digestArguments($0, day0, threads: 3, extra + ["--resume"]) },
+            check: { path, attempt in
+                #expect(rows(path) == expected, "attempt \(attempt)")
+                let day = try runCommand(sluice, digestArguments(path, day1, threads: 2, extra + ["--delete-missing"]))
+                #expect(day.status == 0, "\(day.stderr)")
+                #expect(rows(path) == expectedNext, "attempt \(attempt), next day")
+            })
     }
 
     @Test func threadsOutOfRangeAreRefused() throws {

@@ -23,10 +23,12 @@ import Testing
     ) throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
-        #expect(try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", base, crash.all]).status == 0)
+        #expect(
+            try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", base, SyncCrashTests.all]).status
+                == 0)
         let reference = directory.appendingPathComponent("reference.sqlite").path
         try FileManager.default.copyItem(atPath: base, toPath: reference)
-        let sync = ["import", "--mapping", crash.mapping, "--delete-missing", crash.third]
+        let sync = ["import", "--mapping", crash.mapping, "--delete-missing", SyncCrashTests.third]
         #expect(try runCommand(sluice, sync + ["--into", reference]).status == 0)
         let expected = crash.dump(reference)
         #expect(expected[0].count == 20_000)
@@ -46,7 +48,7 @@ import Testing
         let left = crash.dump(store)
 
         let other = try runCommand(
-            sluice, ["import", "--mapping", crash.mapping, "--into", store, "--resume", crash.third])
+            sluice, ["import", "--mapping", crash.mapping, "--into", store, "--resume", SyncCrashTests.third])
         #expect(other.status == 64, "\(point): \(other.stderr)")
         #expect(
             other.stderr.contains("cannot resume run 2")
@@ -63,7 +65,7 @@ import Testing
     @Test func aResumeWithAnotherMappingOrModeIsRefused() throws {
         let directory = TestPaths.temporaryDirectory()
         let store = directory.appendingPathComponent("store.sqlite").path
-        let arguments = ["import", "--mapping", crash.mapping, "--into", store, crash.all]
+        let arguments = ["import", "--mapping", crash.mapping, "--into", store, SyncCrashTests.all]
         #expect(try runCommand(sluice, arguments).status == 0)
         // The state a run killed after its first commit leaves.
         try edit(store, "UPDATE _sluice_runs SET status = 'running', finished = NULL")
@@ -71,7 +73,8 @@ import Testing
             "changed.yml",
             try String(contentsOfFile: crash.mapping, encoding: .utf8)
                 .replacingOccurrences(of: "score: integer", with: "score: string"))
-        let mapping = try runCommand(sluice, ["import", "--mapping", changed, "--into", store, "--resume", crash.all])
+        let mapping = try runCommand(
+            sluice, ["import", "--mapping", changed, "--into", store, "--resume", SyncCrashTests.all])
         #expect(
             mapping.status == 64 && mapping.stderr.contains("the mapping (--mapping, or --entity and --key) changed"),
             "\(mapping.stderr)")
@@ -80,7 +83,8 @@ import Testing
         // Comments and layout are not the mapping's meaning.
         let commented = TestPaths.file(
             "commented.yml", "# a comment\n\n" + (try String(contentsOfFile: crash.mapping, encoding: .utf8)))
-        let same = try runCommand(sluice, ["import", "--mapping", commented, "--into", store, "--resume", crash.all])
+        let same = try runCommand(
+            sluice, ["import", "--mapping", commented, "--into", store, "--resume", SyncCrashTests.all])
         #expect(same.status == 0, "\(same.stderr)")
         #expect(crash.statuses(store) == ["interrupted", "completed"])
     }
@@ -91,8 +95,10 @@ import Testing
     @Test func aResumeAfterTheSweepSaysTheSweepWasDone() throws {
         let directory = TestPaths.temporaryDirectory()
         let store = directory.appendingPathComponent("store.sqlite").path
-        #expect(try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", store, crash.all]).status == 0)
-        let sync = ["import", "--mapping", crash.mapping, "--into", store, "--delete-missing", crash.third]
+        #expect(
+            try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", store, SyncCrashTests.all]).status
+                == 0)
+        let sync = ["import", "--mapping", crash.mapping, "--into", store, "--delete-missing", SyncCrashTests.third]
         #expect(try runCommand(sluice, sync).status == 0)
         #expect(StoreReader(store).value("SELECT swept FROM _sluice_runs WHERE id = 2") == "1")
         try edit(store, "UPDATE _sluice_runs SET status = 'running', finished = NULL WHERE id = 2")
@@ -118,13 +124,14 @@ import Testing
         let database = try server.newDatabase()
         let name = String(database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7) ?? "")
         #expect(
-            try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, crash.small]).status == 0)
-        let sync = ["import", "--mapping", crash.mapping, "--into", database, "--delete-missing", crash.third]
+            try runCommand(sluice, ["import", "--mapping", crash.mapping, "--into", database, SyncCrashTests.small])
+                .status == 0)
+        let sync = ["import", "--mapping", crash.mapping, "--into", database, "--delete-missing", SyncCrashTests.third]
         #expect(try runCommand(sluice, sync).status == 0)
         // As a run killed after its sweep leaves it.
         try server.execute("UPDATE _sluice_runs SET status = 'running', finished = NULL WHERE id = 2", in: name)
         let other = try runCommand(
-            sluice, ["import", "--mapping", crash.mapping, "--into", database, "--resume", crash.third])
+            sluice, ["import", "--mapping", crash.mapping, "--into", database, "--resume", SyncCrashTests.third])
         #expect(
             other.status == 64 && other.stderr.contains("--delete-missing: true then, false now"), "\(other.stderr)")
         let resumed = try runCommand(sluice, sync + ["--resume"])

@@ -23,7 +23,8 @@ extension SyncCrashTests {
         // 1 MiB of 4 KiB pages: 256 pages, so that every 7th of 60,000 events
         // (8,571 scattered updates over about 400 leaf pages) overflows it.
         let small = ["--page-size", "4096", "--cache-mib", "1"]
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base] + small + [all]).status == 0)
+        #expect(
+            try runCommand(sluice, ["import", "--mapping", mapping, "--into", base] + small + [Self.all]).status == 0)
         let changes = Self.changedEvents((1...60_000).filter { $0 % 7 == 0 }, name: "changes.jsonl")
         let reference = directory.appendingPathComponent("reference.sqlite").path
         try FileManager.default.copyItem(atPath: base, toPath: reference)

@@ -26,44 +26,18 @@ extension SyncCrashTests {
     /// run after a fresh one skips again.
     @Test(arguments: RecordDigestTests.kinds)
     func aKilledRunOverOneJSONDocumentEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
-        let mapping = Self.documentMapping
-        let directory = TestPaths.temporaryDirectory()
-        let day0 = try Self.document(Array(1...30_000), name: "day0.json")
-        let most = try Self.document((1...30_000).filter { $0 % 10 != 0 }, name: "most.json")
-        let base = try newStore(kind, directory, "base")
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        #expect(Self.rows(base, "SELECT entity FROM _sluice_digest_covered") == [["Event"]])
-        let reference = try copy(of: base, directory, "reference")
-        let sync = ["import", "--mapping", mapping, "--delete-missing", most]
-        let stats = directory.appendingPathComponent("stats.json").path
-        func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
-        let clean = try runCommand(sluice, sync + ["--into", reference, "--stats-json", stats])
-        #expect(clean.status == 0, "\(clean.stderr)")
-        #expect(try skipped().contains(#""unchangedRecords": 27000"#))
-        let expected = dump(reference)
-        #expect(expected[0].count == 27_000)
-
-        var landed: Set<Bool> = []
-        for attempt in 0..<8 where landed.count < 2 {
-            let resume = attempt % 2 == 0
-            let store = try copy(of: base, directory, "crash\(attempt)")
+        let night = KilledNight(
+            mapping: Self.documentMapping, days: [try Self.document(Array(1...30_000), name: "day0.json")],
+            covered: ("SELECT entity FROM _sluice_digest_covered", [["Event"]]), options: ["--delete-missing"],
+            next: try Self.document((1...30_000).filter { $0 % 10 != 0 }, name: "most.json"), unchanged: 27_000,
+            attempts: 8, phase: "once the removed keys were recorded"
+        ) { sync, store, attempt in
             let removed = "SELECT count(*) FROM \"_sluice_removed_Event\""
             let wasKilled = try killed(sync, into: store, once: removed)
             let recorded = Self.number(store, removed)
-            if wasKilled && recorded > 0 {
-                #expect(recorded == 3_000, "attempt \(attempt): \(recorded) removed")
-                landed.insert(resume)
-            }
-            let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
-            #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
-            #expect(
-                dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys recorded, the store differs")
-            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
-            guard !resume else { continue }
-            #expect(try runCommand(sluice, sync + ["--into", store, "--stats-json", stats]).status == 0)
-            #expect(try skipped().contains(#""unchangedRecords": 27000"#), "attempt \(attempt)")
-            #expect(dump(store) == expected)
+            if wasKilled && recorded > 0 { #expect(recorded == 3_000, "attempt \(attempt): \(recorded) removed") }
+            return (wasKilled && recorded > 0, "\(recorded) keys recorded")
         }
-        #expect(landed == [true, false], "kills landed once the removed keys were recorded, resumed then: \(landed)")
+        try endsWhereAnUninterruptedRunDoes(night, kind)
     }
 }

@@ -7,35 +7,6 @@ import Testing
 /// keys of the records it skips; then resumed or run afresh, it ends in the
 /// store an uninterrupted run gives.
 extension SyncCrashTests {
-    /// Runs `arguments` with `input` piped to standard input (only its first
-    /// `held` bytes, the pipe kept open, when given) and kills the process
-    /// with SIGKILL once `ready` says so (polled every millisecond) or after
-    /// `timeout` seconds; returns whether it was killed before it finished.
-    static func killed(
-        _ arguments: [String], input: Data, held: Int? = nil, timeout: Double = 60, when ready: () -> Bool
-    ) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sluice)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardInput = pipe
-        try process.run()
-        let writer = Thread { writeQuietly(input.prefix(held ?? input.count), to: pipe, keepOpen: held != nil) }
-        writer.start()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline && !ready() { usleep(1_000) }
-        var wasKilled = false
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            wasKilled = true
-        }
-        process.waitUntilExit()
-        if held != nil { try? pipe.fileHandleForWriting.close() }
-        return wasKilled && process.terminationReason == .uncaughtSignal
-    }
-
     /// A store holding 30,500 events and a valid digest set of 30,000 (so
     /// that Event is not covered and a sweep records its skipped keys), the
     /// next day's stream (27,000 of them), and the store an uninterrupted

@@ -19,9 +19,11 @@ import Testing
         return TestPaths.file(name, lines.joined(separator: "\n") + "\n")
     }
 
-    let all = events(Array(1...60_000), name: "all.jsonl")
-    let third = events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")
-    let small = events(Array(1...15_000), name: "small.jsonl")
+    /// The suite's inputs, made once for all its tests rather than once
+    /// for each.
+    static let all = events(Array(1...60_000), name: "all.jsonl")
+    static let third = events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")
+    static let small = events(Array(1...15_000), name: "small.jsonl")
 
     /// The rows of `tables` in `store` (a SQLite file or a PostgreSQL
     /// database), in key order.
@@ -34,16 +36,26 @@ import Testing
         Self.rows(store, "SELECT status FROM _sluice_runs ORDER BY id").map { $0[0] ?? "" }
     }
 
-    /// Runs `arguments` and kills the process with SIGKILL once `ready`
-    /// says so (polled every millisecond) or after `timeout` seconds;
-    /// returns whether it was killed before it finished.
-    static func killed(_ arguments: [String], timeout: Double = 60, when ready: () -> Bool) throws -> Bool {
+    /// Runs `arguments` (with `input` piped to its standard input when
+    /// given: only its first `held` bytes, the pipe kept open, when `held`
+    /// is given) and kills the process with SIGKILL once `ready` says so
+    /// (polled every millisecond) or after `timeout` seconds; returns
+    /// whether it was killed before it finished.
+    static func killed(
+        _ arguments: [String], input: Data? = nil, held: Int? = nil, timeout: Double = 60, when ready: () -> Bool
+    ) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sluice)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        let pipe = input.map { _ in Pipe() }
+        if let pipe { process.standardInput = pipe }
         try process.run()
+        if let input, let pipe {
+            let writer = Thread { writeQuietly(input.prefix(held ?? input.count), to: pipe, keepOpen: held != nil) }
+            writer.start()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline && !ready() { usleep(1_000) }
         var wasKilled = false
@@ -52,6 +64,7 @@ import Testing
             wasKilled = true
         }
         process.waitUntilExit()
+        if held != nil { try? pipe?.fileHandleForWriting.close() }
         return wasKilled && process.terminationReason == .uncaughtSignal
     }
 
@@ -69,10 +82,10 @@ import Testing
     @Test(arguments: ["key", "input"]) func aKillDuringTheSweepResumesToTheSameStore(order: String) throws {
         let directory = TestPaths.temporaryDirectory()
         let base = directory.appendingPathComponent("base.sqlite").path
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, all]).status == 0)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, Self.all]).status == 0)
         let reference = directory.appendingPathComponent("reference.sqlite").path
         try FileManager.default.copyItem(atPath: base, toPath: reference)
-        let sync = ["import", "--mapping", mapping, "--order", order, "--delete-missing", third]
+        let sync = ["import", "--mapping", mapping, "--order", order, "--delete-missing", Self.third]
         let clean = try runCommand(sluice, sync + ["--into", reference])
         #expect(clean.status == 0, "\(clean.stderr)")
         let expected = dump(reference)
@@ -108,44 +121,21 @@ import Testing
     /// parsed every record).
     @Test(arguments: RecordDigestTests.kinds)
     func aKillWhileSkippedKeysAreRecordedEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
-        let directory = TestPaths.temporaryDirectory()
-        let more = Self.events(Array(1...30_500), name: "more.jsonl")
-        let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
-        let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
-        let base = try newStore(kind, directory, "base")
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, more]).status == 0)
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        #expect(Self.rows(base, "SELECT count(*) FROM _sluice_digest_covered") == [["0"]])
-        let reference = try copy(of: base, directory, "reference")
-        let sync = ["import", "--mapping", mapping, "--delete-missing", most]
-        let stats = directory.appendingPathComponent("stats.json").path
-        func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
-        let clean = try runCommand(sluice, sync + ["--into", reference, "--stats-json", stats])
-        #expect(clean.status == 0, "\(clean.stderr)")
-        let first = try skipped()
-        #expect(first.contains(#""unchangedRecords": 27000"#), "\(first)")
-        let expected = dump(reference)
-        #expect(expected[0].count == 27_000)
-
-        var landed: Set<Bool> = []
-        for attempt in 0..<6 where landed.count < 2 {
-            let resume = attempt % 2 == 0
-            let store = try copy(of: base, directory, "crash\(attempt)")
-            let seen = "SELECT count(*) FROM \"_sluice_seen_Event\""
+        let seen = "SELECT count(*) FROM \"_sluice_seen_Event\""
+        let night = KilledNight(
+            mapping: mapping,
+            days: [
+                Self.events(Array(1...30_500), name: "more.jsonl"), Self.events(Array(1...30_000), name: "day0.jsonl"),
+            ],
+            covered: ("SELECT count(*) FROM _sluice_digest_covered", [["0"]]),
+            options: ["--delete-missing"], next: Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl"),
+            unchanged: 27_000, attempts: 6, phase: "while the keys were recorded", againOnlyOnceAFreshKillLanded: true
+        ) { sync, store, _ in
             let wasKilled = try killed(sync, into: store, once: seen)
             let recorded = Self.number(store, seen)
-            if wasKilled && recorded > 0 && Self.count(store, "Event") == 30_500 { landed.insert(resume) }
-            let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
-            #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
-            #expect(dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys seen, the store differs")
-            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
-            guard !resume && landed.contains(false) else { continue }
-            #expect(try runCommand(sluice, sync + ["--into", store, "--stats-json", stats]).status == 0)
-            let next = try skipped()
-            #expect(next.contains(#""unchangedRecords": 27000"#), "\(next)")
-            #expect(dump(store) == expected)
+            return (wasKilled && recorded > 0 && Self.count(store, "Event") == 30_500, "\(recorded) keys seen")
         }
-        #expect(landed == [true, false], "kills landed while the keys were recorded, resumed then: \(landed)")
+        try endsWhereAnUninterruptedRunDoes(night, kind)
     }
 
     /// The same night when the digest set covers Event (its store was made
@@ -156,46 +146,23 @@ import Testing
     /// uninterrupted run does, and the run after a fresh one skips again.
     @Test(arguments: RecordDigestTests.kinds)
     func aKillOnceTheRemovedKeysAreRecordedEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
-        let directory = TestPaths.temporaryDirectory()
-        let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
-        let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
-        let base = try newStore(kind, directory, "base")
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
-        #expect(Self.rows(base, "SELECT entity FROM _sluice_digest_covered") == [["Event"]])
-        let reference = try copy(of: base, directory, "reference")
-        let sync = ["import", "--mapping", mapping, "--delete-missing", most]
-        let stats = directory.appendingPathComponent("stats.json").path
-        func skipped() throws -> String { try String(contentsOfFile: stats, encoding: .utf8) }
-        let clean = try runCommand(sluice, sync + ["--into", reference, "--stats-json", stats])
-        #expect(clean.status == 0, "\(clean.stderr)")
-        #expect(try skipped().contains(#""unchangedRecords": 27000"#))
-        let expected = dump(reference)
-        #expect(expected[0].count == 27_000)
-
-        var landed: Set<Bool> = []
-        for attempt in 0..<8 where landed.count < 2 {
-            let resume = attempt % 2 == 0
-            let store = try copy(of: base, directory, "crash\(attempt)")
+        var night = KilledNight(
+            mapping: mapping, days: [Self.events(Array(1...30_000), name: "day0.jsonl")],
+            covered: ("SELECT entity FROM _sluice_digest_covered", [["Event"]]),
+            options: ["--delete-missing"], next: Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl"),
+            unchanged: 27_000, attempts: 8, phase: "once the removed keys were recorded"
+        ) { sync, store, attempt in
             let removed = "SELECT count(*) FROM \"_sluice_removed_Event\""
             let wasKilled = try killed(sync, into: store, once: removed)
             let recorded = Self.number(store, removed)
             let seen = Self.number(store, "SELECT count(*) FROM \"_sluice_seen_Event\"")
             if wasKilled && recorded > 0 {
                 #expect(recorded == 3_000 && seen == 0, "attempt \(attempt): \(recorded) removed, \(seen) seen")
-                landed.insert(resume)
             }
-            let again = try runCommand(sluice, sync + ["--into", store] + (resume ? ["--resume"] : []))
-            #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
-            #expect(
-                dump(store) == expected, "attempt \(attempt): killed with \(recorded) keys recorded, the store differs")
-            #expect(statuses(store).last == "completed", "attempt \(attempt): \(statuses(store))")
-            #expect(Self.tables(store, "_sluice_removed") == "0")
-            guard !resume else { continue }
-            #expect(try runCommand(sluice, sync + ["--into", store, "--stats-json", stats]).status == 0)
-            #expect(try skipped().contains(#""unchangedRecords": 27000"#), "attempt \(attempt)")
-            #expect(dump(store) == expected)
+            return (wasKilled && recorded > 0, "\(recorded) keys recorded")
         }
-        #expect(landed == [true, false], "kills landed once the removed keys were recorded, resumed then: \(landed)")
+        night.check = { store in #expect(Self.tables(store, "_sluice_removed") == "0") }
+        try endsWhereAnUninterruptedRunDoes(night, kind)
     }
 
     /// Zero-config with integer keys imported twice: before the fix the key
@@ -208,7 +175,7 @@ import Testing
         ]
         for run in 0..<2 {
             let stats = TestPaths.temporaryDirectory().appendingPathComponent("stats.json").path
-            let result = try runCommand(sluice, arguments + [stats, third])
+            let result = try runCommand(sluice, arguments + [stats, Self.third])
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             let text = try String(contentsOfFile: stats, encoding: .utf8)
             // In key order the second run does not even parse them (record digests).
@@ -233,7 +200,9 @@ import Testing
     /// store as an uninterrupted run.
     @Test(arguments: ["key", "input"]) func zeroConfigKilledAnywhereResumesToTheSameStore(order: String) throws {
         let directory = TestPaths.temporaryDirectory()
-        let arguments = ["import", "--entity", "Event", "--key", "id", "--order", order, "--batch-rows", "500", small]
+        let arguments = [
+            "import", "--entity", "Event", "--key", "id", "--order", order, "--batch-rows", "500", Self.small,
+        ]
         let reference = directory.appendingPathComponent("reference.sqlite").path
         let started = Date()
         #expect(try runCommand(sluice, arguments + ["--into", reference]).status == 0)
