@@ -54,6 +54,35 @@ import Testing
         #expect(merged == all.sorted())
     }
 
+    /// Entries whose bytes are larger than a run's read buffer (up to three
+    /// times it) beside entries of none, spilled in several runs: each is
+    /// read whole, and reading past an entry's bytes (``SortedDigests/nextEntry()``)
+    /// keeps the next entry's intact.
+    @Test func bytesLargerThanTheReadBufferAndSkippedBytes() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let all = entries(60, seed: 9)
+        func bytes(_ entry: DigestEntry) -> [UInt8] {
+            let count = entry.payload % 3 == 0 ? 0 : Int(entry.payload) * DigestSorter.readBytes / 20 + 7
+            return (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(entry.payload)) }
+        }
+        let sorter = DigestSorter(directory: directory.path, memoryBytes: 400_000)
+        for entry in all { try sorter.add(entry, bytes: bytes(entry)) }
+        let sorted = try sorter.sorted()
+        var merged: [DigestEntry] = []
+        while true {
+            // Every other entry read without its bytes.
+            if merged.count % 2 == 0 {
+                guard let (entry, read) = try sorted.next() else { break }
+                #expect(read == bytes(entry))
+                merged.append(entry)
+            } else {
+                guard let entry = try sorted.nextEntry() else { break }
+                merged.append(entry)
+            }
+        }
+        #expect(merged == all.sorted())
+    }
+
     /// No entries: nothing, spilled or not.
     @Test func emptyGivesNothing() throws {
         let directory = TestPaths.temporaryDirectory()

@@ -181,7 +181,7 @@ extension ImportPipeline {
             units = try recorder.spill.sorted()
             removals = try skipPlan?.removed.sorted()
             unit = try units.next()
-            removal = try removals?.next()?.entry.digest
+            removal = try removals?.nextEntry()?.digest
         } catch {
             throw .spill(error)
         }
@@ -191,7 +191,7 @@ extension ImportPipeline {
             do throws(SpillError) {
                 if let digest = removal, unit.map({ digest <= $0.digest }) ?? true {
                     removing.append(digest)
-                    removal = try removals?.next()?.entry.digest
+                    removal = try removals?.nextEntry()?.digest
                 } else if var saved = unit {
                     if !mixed.isEmpty {
                         _ = UnitKeys.forEach(saved.keys, digest: saved.digest) { entry in

@@ -12,7 +12,7 @@ import SluiceBatching
 /// identity (its contribution and identity with it: about 35 bytes on disk
 /// for an integer key), and a bit in a ``KeyFilter`` of ``filterKeys``. The
 /// closure's scan of the kept units looks a key up among the held ones
-/// (``held``) and hands one the filter may hold to ``meet(_:contribution:payloads:)``,
+/// (``held``) and hands one ``spilledFilter`` may hold to ``meet(_:contribution:payloads:)``,
 /// a second sorter's entry with the kept unit's payload; ``closeSpilled(_:)``
 /// then merges the two sorters by digest. So the probe holds at most
 /// ``maxHeld`` keys, the filter (2 MiB) and two sorters' budgets however
@@ -82,15 +82,13 @@ final class ProbedKeys {
         }
     }
 
-    /// Whether `key` of table `table` may be a spilled key: false for every
-    /// key when none was spilled. No allocation.
-    func maySpill(table: Int, key: UnsafeRawBufferPointer) -> Bool {
-        filter?.mayContain(table: table, key: key) ?? false
-    }
+    /// The spilled keys' filter, nil when none was spilled: a key it does
+    /// not hold is not a spilled key. No allocation to ask.
+    var spilledFilter: KeyFilter? { filter }
 
     /// Notes that the kept units of `payloads` (one unit's digest: its
     /// entries) produce the key of `identity` with `contribution`, for the
-    /// merge with the spilled keys. For a key ``maySpill(table:key:)`` lets
+    /// merge with the spilled keys. For a key ``spilledFilter`` lets
     /// through.
     func meet(_ identity: [UInt8], contribution: UInt64, payloads: [UInt64]) throws(SpillError) {
         let digest = identity.withUnsafeBytes { hasher.digest($0) }

@@ -339,13 +339,13 @@ final class SkipPlan {
     ) throws(ImportError) {
         var failure: SpillError?
         var next: DigestEntry?
-        do { next = try run.next()?.entry } catch { throw .spill(error) }
+        do { next = try run.nextEntry() } catch { throw .spill(error) }
         do {
             try store.forEachUnit { (unit) throws(StoreError) in
                 do throws(SpillError) {
                     while let entry = next, entry.digest < unit.digest {
                         select(entry.payload)
-                        next = try run.next()?.entry
+                        next = try run.nextEntry()
                     }
                 } catch {
                     failure = failure ?? error
@@ -370,7 +370,7 @@ final class SkipPlan {
                         } else {
                             select(entry.payload)
                         }
-                        next = try run.next()?.entry
+                        next = try run.nextEntry()
                     }
                 } catch {
                     failure = failure ?? error
@@ -384,7 +384,7 @@ final class SkipPlan {
         do {
             while let entry = next {
                 select(entry.payload)
-                next = try run.next()?.entry
+                next = try run.nextEntry()
             }
         } catch {
             throw .spill(error)

@@ -48,6 +48,15 @@ package enum UnitKeys {
         return bytes + key
     }
 
+    /// Makes `bytes` the identity of `key` in table `table`, in its room: no
+    /// allocation once it is large enough (a scan that looks up every kept
+    /// unit's keys by identity reuses one array).
+    package static func identity(table: Int, key: UnsafeRawBufferPointer, into bytes: inout [UInt8]) {
+        bytes.removeAll(keepingCapacity: true)
+        RowCoding.appendVarint(UInt64(table), to: &bytes)
+        bytes.append(contentsOf: key)
+    }
+
     /// Calls `body` with the table and the key's bytes of `identity`
     /// (``identity(table:key:)``); false when it is malformed.
     package static func split(_ identity: [UInt8], _ body: (Int, UnsafeRawBufferPointer) -> Void) -> Bool {

@@ -80,6 +80,17 @@ final class SQLiteStatement {
         guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
+    /// Calls `body` with the column's bytes in SQLite's own buffer (valid
+    /// until the statement steps or resets: no copy), empty for NULL.
+    func withBlob<Value, Failure>(
+        _ column: Int32, _ body: (UnsafeRawBufferPointer) throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let base = sqlite3_column_blob(handle, column) else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
     /// Whether the column is NULL.
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     /// The column's text, nil for NULL.

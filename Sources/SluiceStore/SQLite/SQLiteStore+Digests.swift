@@ -152,7 +152,8 @@ extension SQLiteStore {
         guard try tableExists("_sluice_unit_pages") else { return }
         let pages = try SQLiteStatement(connection, "SELECT units FROM _sluice_unit_pages ORDER BY first", action)
         while try pages.step(action) {
-            for unit in try units(of: pages.blob(0), action) { try body(unit) }
+            let whole = try pages.withBlob(0) { (page) throws(StoreError) in try UnitPage.forEach(page, body) }
+            guard whole else { throw malformedPage(action) }
         }
     }
 
@@ -184,10 +185,10 @@ extension SQLiteStore {
                 let page = try pages.holding(changes[start].digest)
                 var end = start + 1
                 while end < changes.count && page.next.map({ changes[end].digest < $0 }) ?? true { end += 1 }
-                var kept: [StoredUnit] = []
-                if let bytes = page.bytes { kept = try units(of: bytes, action) }
-                if let first = page.first { try pages.delete(first, units: kept.count, bytes: page.bytes?.count ?? 0) }
-                try pages.write(UnitPage.merge(kept, changes[start..<end]))
+                let old = page.bytes ?? []
+                guard let kept = old.withUnsafeBytes({ UnitPage.spans($0) }) else { throw malformedPage(action) }
+                if let first = page.first { try pages.delete(first, units: kept.count, bytes: old.count) }
+                try pages.write(UnitPage.merge(kept, changes[start..<end]), from: old)
                 start = end
             }
             if pages.units != 0 || pages.bytes != 0 {
@@ -206,13 +207,9 @@ extension SQLiteStore {
         }
     }
 
-    private func units(of page: [UInt8], _ action: String) throws(StoreError) -> [StoredUnit] {
-        guard let units = UnitPage.decode(page) else {
-            throw StoreError(
-                path: connection.path, action: action, message: "a page of record digests is malformed",
-                cause: .corrupt)
-        }
-        return units
+    private func malformedPage(_ action: String) -> StoreError {
+        StoreError(
+            path: connection.path, action: action, message: "a page of record digests is malformed", cause: .corrupt)
     }
 
     /// What `sluice status` shows of the digest set on `connection`, nil

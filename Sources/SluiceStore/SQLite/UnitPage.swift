@@ -11,26 +11,68 @@ enum UnitPage {
     /// The most units a page is written with.
     static let capacity = 32
 
-    /// The units of `bytes`, in order; nil when they are malformed.
-    static func decode(_ bytes: [UInt8]) -> [StoredUnit]? {
-        var units: [StoredUnit] = []
-        let complete = bytes.withUnsafeBytes { raw in
-            var position = 0
-            while position < raw.count {
-                guard raw.count - position >= 21 else { return false }
-                let digest = UnitDigest(bytes: UnsafeRawBufferPointer(rebasing: raw[position..<position + 16]))
-                let pinned = raw[position + 16] != 0
-                let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position + 17, as: UInt32.self))
-                position += 21
-                guard Int(length) <= raw.count - position else { return false }
-                units.append(
-                    StoredUnit(
-                        digest: digest, keys: Array(raw[position..<position + Int(length)]), pinned: pinned))
-                position += Int(length)
+    /// A unit of a page as read: its digest and the bytes of its whole entry
+    /// (digest, pinned byte, length and keys) in the page.
+    struct Span {
+        var digest: UnitDigest
+        var bytes: Range<Int>
+    }
+
+    /// A unit of a page being written: one kept as the old page held it (its
+    /// entry's bytes there), or one saved by the run.
+    enum Piece {
+        case kept(Span)
+        case saved(StoredUnit)
+
+        var digest: UnitDigest {
+            switch self {
+            case .kept(let span): span.digest
+            case .saved(let unit): unit.digest
             }
-            return true
         }
-        return complete ? units : nil
+    }
+
+    /// The units of the page `raw`, in order, as spans of it; nil when it is
+    /// malformed. One array a page: decoding each unit with an array of its
+    /// keys, only to write it again unchanged, was most of the cost of saving
+    /// a next day's set (callgrind, 200,000 events: 3,858 pages rewritten,
+    /// 63 M instructions decoding and 44 M freeing the units).
+    static func spans(_ raw: UnsafeRawBufferPointer) -> [Span]? {
+        var spans: [Span] = []
+        spans.reserveCapacity(capacity)
+        var position = 0
+        while position < raw.count {
+            guard raw.count - position >= 21 else { return nil }
+            let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position + 17, as: UInt32.self))
+            guard Int(length) <= raw.count - position - 21 else { return nil }
+            let digest = UnitDigest(bytes: UnsafeRawBufferPointer(rebasing: raw[position..<position + 16]))
+            spans.append(Span(digest: digest, bytes: position..<position + 21 + Int(length)))
+            position += 21 + Int(length)
+        }
+        return spans
+    }
+
+    /// Calls `body` with each unit of the page `raw`, in order; false when
+    /// the page is malformed (the units before the fault were handed over).
+    /// One allocation a unit, its keys: reading a page into an array and
+    /// its units into another first cost two more a page in each scan of the
+    /// stored set.
+    static func forEach<Failure>(
+        _ raw: UnsafeRawBufferPointer, _ body: (StoredUnit) throws(Failure) -> Void
+    ) throws(Failure) -> Bool {
+        var position = 0
+        while position < raw.count {
+            guard raw.count - position >= 21 else { return false }
+            let digest = UnitDigest(bytes: UnsafeRawBufferPointer(rebasing: raw[position..<position + 16]))
+            let pinned = raw[position + 16] != 0
+            let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position + 17, as: UInt32.self))
+            position += 21
+            guard Int(length) <= raw.count - position else { return false }
+            let keys = Array(UnsafeRawBufferPointer(rebasing: raw[position..<position + Int(length)]))
+            position += Int(length)
+            try body(StoredUnit(digest: digest, keys: keys, pinned: pinned))
+        }
+        return true
     }
 
     /// Appends `unit` to the page `bytes`.
@@ -44,25 +86,23 @@ enum UnitPage {
     /// `kept` (in digest order) with `changes` applied: each change, in
     /// digest order, replaces or adds its unit, or (nil) removes the digest;
     /// of several changes to one digest the last wins.
-    static func merge(_ kept: [StoredUnit], _ changes: ArraySlice<(digest: UnitDigest, unit: StoredUnit?)>)
-        -> [StoredUnit]
-    {
-        var merged: [StoredUnit] = []
+    static func merge(_ kept: [Span], _ changes: ArraySlice<(digest: UnitDigest, unit: StoredUnit?)>) -> [Piece] {
+        var merged: [Piece] = []
         merged.reserveCapacity(kept.count + changes.count)
         var next = kept.startIndex
         var change = changes.startIndex
         while change < changes.endIndex {
             let digest = changes[change].digest
             while next < kept.endIndex && kept[next].digest < digest {
-                merged.append(kept[next])
+                merged.append(.kept(kept[next]))
                 next += 1
             }
             while change + 1 < changes.endIndex && changes[change + 1].digest == digest { change += 1 }
-            if let unit = changes[change].unit { merged.append(unit) }
+            if let unit = changes[change].unit { merged.append(.saved(unit)) }
             if next < kept.endIndex && kept[next].digest == digest { next += 1 }
             change += 1
         }
-        merged += kept[next...]
+        for span in kept[next...] { merged.append(.kept(span)) }
         return merged
     }
 }

@@ -74,20 +74,26 @@ final class UnitPageStatements {
         self.bytes -= Int64(bytes)
     }
 
-    /// Writes `units` (in digest order) as pages of at most
-    /// ``UnitPage/capacity`` units, as even as they divide.
-    func write(_ units: [StoredUnit]) throws(StoreError) {
-        guard !units.isEmpty else { return }
-        let pages = (units.count + UnitPage.capacity - 1) / UnitPage.capacity
+    /// Writes `pieces` (in digest order; the kept ones spans of the old
+    /// page `old`) as pages of at most ``UnitPage/capacity`` units, as even
+    /// as they divide. A kept unit's entry is copied as it was.
+    func write(_ pieces: [UnitPage.Piece], from old: [UInt8]) throws(StoreError) {
+        guard !pieces.isEmpty else { return }
+        let pages = (pieces.count + UnitPage.capacity - 1) / UnitPage.capacity
         var bytes: [UInt8] = []
         for page in 0..<pages {
-            let lower: Int = units.count * page / pages
-            let upper: Int = units.count * (page + 1) / pages
+            let lower: Int = pieces.count * page / pages
+            let upper: Int = pieces.count * (page + 1) / pages
             let range = lower..<upper
             bytes.removeAll(keepingCapacity: true)
-            for unit in units[range] { UnitPage.append(unit, to: &bytes) }
+            for piece in pieces[range] {
+                switch piece {
+                case .kept(let span): bytes += old[span.bytes]
+                case .saved(let unit): UnitPage.append(unit, to: &bytes)
+                }
+            }
             insert.rewind()
-            insert.bind(1, units[range.lowerBound].digest.bytes)
+            insert.bind(1, pieces[range.lowerBound].digest.bytes)
             insert.bind(2, Int64(range.count))
             insert.bind(3, bytes)
             _ = try insert.run(action)
