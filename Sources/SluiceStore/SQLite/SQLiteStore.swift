@@ -48,6 +48,9 @@ package final class SQLiteStore: RowStore {
     /// batches (the key-ordered apply) rather than go with the row.
     var unlinkingLater = false
     private var checkpointStatement: SQLiteStatement?
+    /// Copies the WAL into the database file off the writer's thread (none
+    /// in a dry run, or with `walCheckpointPages` 0).
+    private var checkpointer: SQLiteCheckpointer?
 
     /// Asked just before each commit; when it returns true the transaction
     /// is rolled back and ``apply(_:)`` throws (used for cancellation).
@@ -111,7 +114,8 @@ package final class SQLiteStore: RowStore {
         try connection.execute("PRAGMA page_size=\(options.pageSize)", "setting the page size")
         if !dryRun { try connection.execute("PRAGMA journal_mode=WAL", "switching to WAL") }
         try connection.execute("PRAGMA synchronous=NORMAL", "setting synchronous")
-        try connection.execute("PRAGMA wal_autocheckpoint=\(options.walCheckpointPages)", "setting the WAL checkpoint")
+        // The checkpointer, made last, does it instead for a store that commits.
+        try connection.execute("PRAGMA wal_autocheckpoint=0", "setting the WAL checkpoint")
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "setting the page cache")
         let pageSize = try connection.strings("PRAGMA page_size", column: 0, "reading the page size").first
         cachePages = max(10, options.pageCacheBytes / max(512, pageSize.flatMap { Int($0) } ?? options.pageSize))
@@ -128,6 +132,10 @@ package final class SQLiteStore: RowStore {
                 + "ON CONFLICT(input) DO UPDATE SET records = excluded.records, bytes = excluded.bytes, "
                 + "size = excluded.size, modified = excluded.modified, head_crc = excluded.head_crc",
             "preparing the checkpoint statement")
+        if !dryRun && options.walCheckpointPages > 0 {
+            checkpointer = try SQLiteCheckpointer(path: path, limitPages: options.walCheckpointPages)
+            checkpointer?.install(on: connection)
+        }
     }
 
     deinit { close() }
@@ -140,6 +148,8 @@ package final class SQLiteStore: RowStore {
         linkDeleteStatements = [:]
         deferredUnlinks = [:]
         checkpointStatement = nil
+        checkpointer?.stop()
+        checkpointer = nil
         connection.close()
     }
 
