@@ -1,11 +1,22 @@
 import Foundation
 import Sluice
 
-/// A new empty directory for one test's store and inputs.
+/// A new empty directory for one test's store and inputs, in this test
+/// process's own directory, which is removed when the process exits (the
+/// tests left 14 directories of 3 MB behind each run).
 func temporaryDirectory() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-app-\(UUID().uuidString)")
+    let url = ProcessDirectory.url.appendingPathComponent(UUID().uuidString)
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+/// The directory that holds every ``temporaryDirectory()`` of this process.
+enum ProcessDirectory {
+    static let url: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-app-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: ProcessDirectory.url) }
+        return url
+    }()
 }
 
 /// A JSON Lines file of `ids` in `directory`, each record `{"id": N, "name": "…"}`; its path.
