@@ -1,7 +1,8 @@
 import Foundation
 import SluiceTestSupport
 
-/// The `sluice` binary built next to the test bundle.
+/// The `sluice` binary the tests run (``TestPaths/builtProduct(_:)``: the
+/// release build under scripts/test.sh, the debug one under `swift test`).
 let sluice = TestPaths.builtProduct("sluice")
 
 /// The bytes `sluice` with `arguments` read (`rchar` of `/proc`, its

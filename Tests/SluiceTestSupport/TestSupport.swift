@@ -27,9 +27,16 @@ public enum TestPaths {
         corpora.appendingPathComponent(relative).path
     }
 
-    /// The executable `name` this package built, found beside the running
-    /// test bundle (else in .build/debug).
+    /// The executable `name` the tests run: in the directory that
+    /// `SLUICE_TEST_PRODUCTS` names when it is set (scripts/test.sh builds
+    /// `sluice` and `sluice-library-example` in release there: what users
+    /// run, and the CLI tests' work took a sixth of the debug binary's CPU),
+    /// else the one this package built beside the running test bundle (a
+    /// plain `swift test` runs the debug build), else in .build/debug.
     public static func builtProduct(_ name: String) -> String {
+        if let products = ProcessInfo.processInfo.environment["SLUICE_TEST_PRODUCTS"] {
+            return URL(fileURLWithPath: products).appendingPathComponent(name).path
+        }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while url.path != "/" {
             let candidate = url.appendingPathComponent(name).path
