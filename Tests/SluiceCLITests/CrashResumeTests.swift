@@ -106,7 +106,11 @@ import Testing
     /// the stream has been read, so a resume simply reads it all again.)
     @Test func killedWhileReadingStandardInputResumesFromTheSameStream() throws {
         let reference = TestPaths.temporaryDirectory().appendingPathComponent("stdin-reference.sqlite").path
+        let started = Date()
         #expect(try runCommand(sluice, arguments(reference, resume: false, order: "input")).status == 0)
+        // Kills at a twelfth to a half of an uninterrupted run: fixed delays
+        // of 0.15 to 0.75 s outlasted the release binary's whole run.
+        let duration = Date().timeIntervalSince(started)
         let expected = dump(reference)
         let data = try Data(contentsOf: URL(fileURLWithPath: input))
         func runReadingStandardInput(_ arguments: [String], from path: String) throws -> (status: Int32, stderr: String)
@@ -141,7 +145,7 @@ import Testing
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32(150_000 + attempt * 120_000))
+            usleep(UInt32(duration * Double(attempt + 1) / 12 * 1_000_000))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 interrupted += 1
