@@ -10,11 +10,8 @@ extension ImportPipeline {
         exchange.groups.close()
         storeWorker?.join()
         storeWorker = nil
-        if let storeFailure = exchange.failure.value {
-            var error = storeFailure
-            if case .store(let failure) = storeFailure, failure.cause == .interrupted && exchange.cancelled.isSet {
-                error = .cancelled
-            }
+        if exchange.failure.value != nil {
+            let error = exchange.storeFailure
             record(failure: error)
             throw error
         }

@@ -26,10 +26,17 @@ struct PipelineExchange: Sendable {
         self.cancelled = cancelled
     }
 
-    /// The store side's failure, once the queue refused a group; a
-    /// cancellation when the store side stopped for one.
+    /// The store side's failure, once the queue refused a group or the
+    /// store side ended; a cancellation when the store side stopped for one
+    /// (a commit it refused as interrupted once cancelled, or no failure).
+    /// The parse side, blocked on a full queue, and the orchestrator read
+    /// it alike: the parse side threw the interrupted commit's store error
+    /// where the orchestrator said cancelled.
     var storeFailure: ImportError {
-        if let failure = failure.value { return failure }
+        if let failure = failure.value {
+            if case .store(let error) = failure, error.cause == .interrupted && cancelled.isSet { return .cancelled }
+            return failure
+        }
         if cancelled.isSet { return .cancelled }
         return .store(StoreError(path: "", action: "applying a batch", message: "the store stopped", code: 0))
     }
