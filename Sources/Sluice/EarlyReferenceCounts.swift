@@ -55,16 +55,20 @@ final class EarlyReferenceCounts {
         finished = Set(schemas.map(\.name)).subtracting(applied)
         let pending = BlockingQueue<TableSchema>(capacity: candidates.count)
         self.pending = pending
-        worker = Worker { [unowned self] in
-            while let schema = pending.pop() {
-                do throws(StoreError) {
-                    counted[schema.name] = try counter.references(of: schema)
-                } catch {
-                    failure = error
-                    return
+        // Without a thread the counts are taken after the apply, as without this.
+        guard
+            let worker = try? Worker({ [unowned self] in
+                while let schema = pending.pop() {
+                    do throws(StoreError) {
+                        counted[schema.name] = try counter.references(of: schema)
+                    } catch {
+                        failure = error
+                        return
+                    }
                 }
-            }
-        }
+            })
+        else { return nil }
+        self.worker = worker
         startReady()
     }
 

@@ -61,7 +61,7 @@ final class EventRun: Sendable {
         let (cancellation, end, outcome) = (self.cancellation, self.end, self.outcome)
         continuation.onTermination = { _ in cancellation.set() }
         end.begin()
-        Worker {
+        let body = {
             do throws(ImportError) {
                 outcome.set(
                     .success(
@@ -72,7 +72,10 @@ final class EventRun: Sendable {
             }
             end.end()
             continuation.finish()
-        }.detach()
+        }
+        // Without a thread of its own the run ends before the events are
+        // read: they wait in the stream's buffer, its newest kept.
+        do { try Worker(body).detach() } catch { body() }
     }
 
     deinit {

@@ -103,7 +103,7 @@ public struct Importer: Sendable {
         let flag = Flag()
         let result: Result<ImportReport, ImportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Worker {
+                let body = {
                     do throws(ImportError) {
                         continuation.resume(
                             returning: .success(try runBlocking(inputs: inputs, progress: progress, cancellation: flag))
@@ -111,7 +111,9 @@ public struct Importer: Sendable {
                     } catch {
                         continuation.resume(returning: .failure(error))
                     }
-                }.detach()
+                }
+                // Without a thread of its own the run blocks the task's.
+                do { try Worker(body).detach() } catch { body() }
             }
         } onCancel: {
             flag.set()

@@ -37,13 +37,15 @@ final class MergedBatchFeed {
     /// tables in `fitted` hold ``CacheFittedRows/firstRows`` rows until the
     /// store side measures one (``fitCache(_:)``). The sorter must not be
     /// used by any other thread until ``stop()`` returns.
-    init(sorter: KeyOrderSorter, rows: Int, bytes: Int, fitted fittedFromFirst: Set<String>) {
+    ///
+    /// - Throws: ``SpillError`` when the system gives no thread for the merge.
+    init(sorter: KeyOrderSorter, rows: Int, bytes: Int, fitted fittedFromFirst: Set<String>) throws(SpillError) {
         // A batch of a few huge rows (records of several MiB) is not kept.
         let spares = ArenaPool(capacity: 2, maxBytes: 2 * bytes)
         self.spares = spares
         let queue = queue
         let fitted = fitted
-        worker = Worker {
+        let merge = {
             /// The rows of `name`'s next batch: its measured bound, or before
             /// one is measured the first batches' or the feed's.
             func limit(_ name: String) -> Int {
@@ -66,6 +68,11 @@ final class MergedBatchFeed {
                 _ = queue.push(.failed(error))
             }
             queue.close()
+        }
+        do {
+            worker = try Worker(merge)
+        } catch {
+            throw SpillError(path: sorter.directory, action: "starting the merge of the sorted runs", errno: error.code)
         }
     }
 

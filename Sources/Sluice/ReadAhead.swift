@@ -34,6 +34,9 @@ final class ReadAhead {
     private let filled: BlockingQueue<Message>
     private let free: BlockingQueue<Int>
     private var worker: Worker?
+    /// The source, read on the caller's thread by ``next()`` when the
+    /// system gave no thread for the reader.
+    private var direct: ByteSource?
     /// The buffer handed out by the last ``next()``, returned by the next.
     private var lent: Int?
 
@@ -51,7 +54,7 @@ final class ReadAhead {
         self.filled = filled
         self.free = free
         cancellation?.whenSet { filled.close() }
-        worker = Worker {
+        let read = {
             defer { filled.close() }
             while let index = free.pop() {
                 let message: Message
@@ -64,6 +67,7 @@ final class ReadAhead {
                 guard filled.push(message), case .chunk = message else { return }
             }
         }
+        do { worker = try Worker(read) } catch { direct = source }
     }
 
     deinit { stop() }
@@ -75,6 +79,10 @@ final class ReadAhead {
     /// - Throws: the ``InputError`` that ended the input, after every chunk
     ///   read before it.
     func next() throws(InputError) -> (bytes: UnsafeRawBufferPointer, consumed: Int64) {
+        if let direct {
+            let count = try direct.read(into: buffers.storage[0])
+            return (UnsafeRawBufferPointer(rebasing: buffers.storage[0][..<count]), direct.consumedBytes)
+        }
         if let lent {
             _ = free.push(lent)
             self.lent = nil
@@ -97,5 +105,6 @@ final class ReadAhead {
         free.close()
         worker?.detach()
         worker = nil
+        direct = nil
     }
 }

@@ -11,21 +11,27 @@ package final class Worker: @unchecked Sendable {
     private var started = false
 
     /// Starts `body` on a new thread.
-    package init(_ body: @escaping () -> Void) {
+    ///
+    /// - Throws: ``ThreadRefused`` when the system gives no thread (a
+    ///   process or user thread limit, no memory for a stack); `body` has
+    ///   not run. Each caller decides what it does without one, since
+    ///   running a loop that waits on another thread in its place would
+    ///   never return.
+    package init(_ body: @escaping () -> Void) throws(ThreadRefused) {
         self.body = body
         let box = Unmanaged.passRetained(self).toOpaque()
-        started =
-            pthread_create(
-                &thread, nil,
-                { argument in
-                    let worker = Unmanaged<Worker>.fromOpaque(argument!).takeRetainedValue()
-                    worker.body()
-                    return nil
-                }, box) == 0
-        if !started {
+        let code = pthread_create(
+            &thread, nil,
+            { argument in
+                let worker = Unmanaged<Worker>.fromOpaque(argument!).takeRetainedValue()
+                worker.body()
+                return nil
+            }, box)
+        guard code == 0 else {
             Unmanaged<Worker>.fromOpaque(box).release()
-            body()
+            throw ThreadRefused(code: code)
         }
+        started = true
     }
 
     /// Lets the thread end on its own; it will not be joined.
@@ -39,4 +45,13 @@ package final class Worker: @unchecked Sendable {
         if started { pthread_join(thread, nil) }
         started = false
     }
+}
+
+/// The system refused a new thread (`pthread_create`'s error).
+package struct ThreadRefused: Error, CustomStringConvertible {
+    /// The error number `pthread_create` returned (`EAGAIN` at a thread
+    /// limit).
+    package var code: Int32
+
+    package var description: String { "no thread could be started: \(String(cString: strerror(code)))" }
 }

@@ -53,8 +53,9 @@ import Testing
         let side = ParseSide(
             compiled: nested, options: options, exchange: exchange, identities: [:], resumePoints: [:],
             resumedStreams: [:], spill: ValueSpill(directory: NSTemporaryDirectory()))
-        let workers = ParseWorkers(
-            count: 2, compiled: nested, options: options, exchange: exchange, spill: side.spill, recorder: nil)
+        let workers = try #require(
+            ParseWorkers(
+                count: 2, compiled: nested, options: options, exchange: exchange, spill: side.spill, recorder: nil))
         defer { workers.stop() }
         side.workers = workers
         #expect(try side.beginSplit(name: "events.json", format: .json, compressed: false))

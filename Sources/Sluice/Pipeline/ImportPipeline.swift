@@ -116,11 +116,6 @@ final class ImportPipeline {
             resumePoints: resumePoints,
             resumedStreams: resumedStreams, spill: ValueSpill(directory: sortDirectory))
         parseSide.recorder = recorder
-        if parsesOnWorkers {
-            parseSide.workers = ParseWorkers(
-                count: options.threads, compiled: compiled, options: options, exchange: exchange,
-                spill: parseSide.spill, recorder: recorder)
-        }
         storeSide = StoreSide(
             store: store, compiled: compiled, options: options, exchange: exchange, sorter: sorter,
             startTime: startTime,
@@ -128,7 +123,21 @@ final class ImportPipeline {
         let cancelled = exchange.cancelled
         store.shouldAbort = { cancelled.isSet }
         let storeSide = self.storeSide
-        storeWorker = Worker { RunEnd.onRunThread { storeSide.run() } }
+        do {
+            storeWorker = try Worker { RunEnd.onRunThread { storeSide.run() } }
+        } catch {
+            let failure = ImportError.store(
+                StoreError(path: storePath, action: "starting the store's thread", message: "\(error)", code: 0))
+            record(failure: failure)
+            throw failure
+        }
+        if parsesOnWorkers {
+            // Nil when the system gives too few threads (the store's came
+            // first): the run parses on this one.
+            parseSide.workers = ParseWorkers(
+                count: options.threads, compiled: compiled, options: options, exchange: exchange,
+                spill: parseSide.spill, recorder: recorder)
+        }
     }
 
     deinit {

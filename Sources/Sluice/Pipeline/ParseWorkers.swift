@@ -57,8 +57,9 @@ final class ParseWorkers {
     /// `count` workers for `compiled` under `options`, forwarding onto
     /// `exchange`'s queue, spilling large values into the run's `spill`;
     /// in a run that keeps record digests, its `recorder`'s secret hashes
-    /// the units and its spill keeps them.
-    init(
+    /// the units and its spill keeps them. Nil when the system refuses one
+    /// of their threads (those started are stopped).
+    init?(
         count: Int, compiled: CompiledMapping, options: ImportOptions, exchange: PipelineExchange,
         spill: ValueSpill, recorder: UnitRecorder?
     ) {
@@ -70,8 +71,13 @@ final class ParseWorkers {
                 compiled: compiled, options: options, spill: spill, cancelled: exchange.cancelled,
                 secret: recorder?.secret)
         }
-        threads = workers.map { worker in Worker { worker.run() } }
-        threads.append(Worker { [self] in forward() })
+        do {
+            for worker in workers { threads.append(try Worker { worker.run() }) }
+            threads.append(try Worker { [self] in forward() })
+        } catch {
+            stop()
+            return nil
+        }
     }
 
     /// Why a run of `compiled` with `options` parses on one thread whatever

@@ -127,8 +127,13 @@ final class StoreSide {
             kept: Set(kept.keys))
         let fitted = try storing { () throws(StoreError) in try store.cacheFittedTables(sorter.applyOrder) }
         try storing { () throws(StoreError) in try store.unlinkLater() }
-        let feed = MergedBatchFeed(
-            sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4), fitted: fitted)
+        let feed: MergedBatchFeed
+        do {
+            feed = try MergedBatchFeed(
+                sorter: sorter, rows: options.batch.maxRows, bytes: max(1, options.batch.maxBytes / 4), fitted: fitted)
+        } catch {
+            throw .spill(error)
+        }
         defer { feed.stop() }
         // An empty link table gets its target index after the load.
         var bulkLink: LinkSchema?

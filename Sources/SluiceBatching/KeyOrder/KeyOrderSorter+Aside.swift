@@ -31,7 +31,13 @@ extension KeyOrderSorter {
         }
         heldBytes = 0
         let run = RunAside(parts: parts, directory: directory, codec: codec, log: mixedKeys)
-        runAside = (Worker { run.write() }, run)
+        do {
+            runAside = (try Worker { run.write() }, run)
+        } catch {
+            // Without a thread the run is written here, as without workers.
+            run.write()
+            runAside = (nil, run)
+        }
     }
 
     /// Waits for the run being written aside, if any, counts its rows and
@@ -40,7 +46,7 @@ extension KeyOrderSorter {
     /// - Throws: the error that stopped its writing.
     func awaitRunAside() throws(SpillError) {
         guard let (worker, run) = runAside else { return }
-        worker.join()
+        worker?.join()
         runAside = nil
         if let failure = run.failure { throw failure }
         spilledRows += run.written

@@ -104,7 +104,7 @@ package final class KeyOrderSorter {
         }
     }
 
-    let directory: String
+    package let directory: String
     private let options: SortOptions
     /// Compresses and decompresses the run files; made at the first spill.
     private var codec: RunCodec?
@@ -114,7 +114,7 @@ package final class KeyOrderSorter {
     /// Whether runs are written aside (``spillAside()``), and the one being
     /// written.
     private let writesAside: Bool
-    var runAside: (worker: Worker, run: RunAside)?
+    var runAside: (worker: Worker?, run: RunAside)?
     private var released = false
     private var sequence = 0
     /// The last checkpoint of each input added, in the order inputs came.
@@ -144,7 +144,7 @@ package final class KeyOrderSorter {
     }
 
     /// Waits for a run still being written aside (a run that ended early).
-    deinit { runAside?.worker.join() }
+    deinit { runAside?.worker?.join() }
 
     /// Takes a group's rows (copying them) and its checkpoint; spills every
     /// table when the rows held exceed the budget. O(rows) plus, when it

@@ -56,19 +56,20 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// Opens a second connection to the store at `path` (which must be in
     /// WAL mode) and starts its thread; `limitPages` is the WAL's size at
-    /// which a commit waits for a whole checkpoint.
-    init(path: String, limitPages: Int) throws(StoreError) {
-        connection = try SQLiteConnection(path: path)
+    /// which a commit waits for a whole checkpoint. Nil when the system
+    /// gives no thread: the store then leaves the checkpoints to SQLite.
+    init?(path: String, limitPages: Int) throws(StoreError) {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&changed, nil)
         self.limitPages = limitPages
         passPages = max(1, limitPages / Self.passesPerLimit)
+        connection = try SQLiteConnection(path: path)
         sqlite3_busy_timeout(connection.handle, 5_000)
         try connection.execute("PRAGMA synchronous=NORMAL", "setting the checkpointer's synchronous")
         // Reads the header, so that the connection knows the store is in WAL mode.
         _ = try connection.strings("PRAGMA schema_version", column: 0, "opening the checkpointer's connection")
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&changed, nil)
         // The thread holds the checkpointer until ``stop()``.
-        worker = Worker { self.run() }
+        do { worker = try Worker { self.run() } } catch { return nil }
     }
 
     deinit {

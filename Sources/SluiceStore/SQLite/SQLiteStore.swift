@@ -134,7 +134,13 @@ package final class SQLiteStore: RowStore {
             "preparing the checkpoint statement")
         if !dryRun && options.walCheckpointPages > 0 {
             checkpointer = try SQLiteCheckpointer(path: path, limitPages: options.walCheckpointPages)
-            checkpointer?.install(on: connection)
+            if let checkpointer {
+                checkpointer.install(on: connection)
+            } else {
+                // No thread for it: SQLite's own, on the writer's thread.
+                try connection.execute(
+                    "PRAGMA wal_autocheckpoint=\(options.walCheckpointPages)", "setting the WAL checkpoint")
+            }
         }
     }
 
