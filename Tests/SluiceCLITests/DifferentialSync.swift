@@ -220,23 +220,23 @@ enum DifferentialSync {
     }
 
     /// Whether the units and bytes a SQLite digest set keeps in its state
-    /// row equal a count over its pages, as a table of one row (`agree`
-    /// also when the store keeps no set), so that a run that leaves them
-    /// apart differs from the full side, which keeps none.
+    /// row equal a count of the units a run reads from it (its pages with
+    /// its changes merged in), as a table of one row (`agree` also when the
+    /// store keeps no set), so that a run that leaves them apart differs
+    /// from the full side, which keeps none.
     static func digestSums(_ path: String) -> Table {
         let reader = StoreReader(path)
-        let rows =
-            reader.value("SELECT name FROM sqlite_schema WHERE name = '_sluice_digest_state'") == nil
-            ? []
-            : reader.rows(
-                "SELECT units, bytes, (SELECT coalesce(sum(count), 0) FROM _sluice_unit_pages), "
-                    + "(SELECT coalesce(sum(length(units)), 0) FROM _sluice_unit_pages) FROM _sluice_digest_state")
-        // A store without the sums gives one row: SQLite's error.
-        let apart = rows.first { $0.count != 4 || $0[0] == nil || $0[0] != $0[2] || $0[1] != $0[3] }
-        let verdict = apart.map { row in
-            "kept and counted units and bytes: " + row.map { $0 ?? "NULL" }.joined(separator: ", ")
+        var verdict = "agree"
+        if reader.value("SELECT name FROM sqlite_schema WHERE name = '_sluice_digest_state'") != nil {
+            if let sums = sqliteDigestSums(path) {
+                if sums.counted != sums.kept {
+                    verdict = "kept units and bytes \(sums.kept), counted \(sums.counted)"
+                }
+            } else {
+                verdict = "the digest set could not be read"
+            }
         }
-        return Table(name: "(the digest set's kept sums)", columns: [], rows: [[verdict ?? "agree"]])
+        return Table(name: "(the digest set's kept sums)", columns: [], rows: [[verdict]])
     }
 
     /// A SQLite store's project tables, as ``sqliteContents(_:)`` gives them.

@@ -65,6 +65,66 @@ import Testing
         }
     }
 
+    /// Later runs (each its own start, as a next day's) write their changes
+    /// beside the pages and leave the pages as they were, until the changes
+    /// outgrow ``SQLiteStore/changesFoldShare`` of the set: then they are
+    /// written into the pages and the changes table is emptied. Removals of
+    /// units in the pages, of units only the changes hold, of digests the
+    /// set never held, a digest removed and saved again in one save and
+    /// units saved again over removed ones leave, after every save, what a
+    /// model of the set holds, with its units and bytes in the state row.
+    @Test func changesBesideThePagesKeepTheSet() throws {
+        let path = TestPaths.temporaryDirectory().appendingPathComponent("d.sqlite").path
+        var store = try SQLiteStore(path: path)
+        try store.startDigests(fingerprint: "f", secret: Array(repeating: 7, count: 64), fresh: true)
+        var model: [UnitDigest: StoredUnit] = [:]
+        let first = (1...2_000).map { unit(UInt64($0)) }
+        for unit in first { model[unit.digest] = unit }
+        try store.saveUnits(first, removing: [], last: true)
+        let reader = StoreReader(path)
+        func pages() -> [[String?]] { reader.rows("SELECT first, units FROM _sluice_unit_pages ORDER BY first") }
+        func changes() -> Int {
+            Int(reader.value("SELECT coalesce(sum(count), 0) FROM _sluice_unit_changes") ?? "") ?? -1
+        }
+        var written = pages()
+        #expect(changes() == 0)
+
+        var generator = SplitMix(seed: 28)
+        var removedBefore: [UnitDigest] = []
+        var folded = false
+        for round in 0..<8 {
+            store = try SQLiteStore(path: path)
+            try store.startDigests(fingerprint: "f", secret: Array(repeating: 7, count: 64), fresh: false)
+            let present = model.keys.sorted()
+            var removed = (0..<30).map { _ in present[Int(generator.next() % UInt64(present.count))] }
+            removed.append(UnitDigest(high: UInt64(round), low: 99))
+            var saved = (0..<40).map { unit(UInt64(100_000 * (round + 1) + $0)) }
+            let edited = present[Int(generator.next() % UInt64(present.count))]
+            removed.append(edited)
+            saved.append(StoredUnit(digest: edited, keys: Array("edited \(round)".utf8), pinned: round % 2 == 0))
+            saved += removedBefore.prefix(3).map { StoredUnit(digest: $0, keys: Array("back".utf8), pinned: false) }
+            for digest in removed { model[digest] = nil }
+            for unit in saved { model[unit.digest] = unit }
+            removedBefore = removed
+            let halves = saved.count / 2
+            try store.saveUnits(Array(saved.prefix(halves)), removing: removed, last: false)
+            try store.saveUnits(Array(saved.dropFirst(halves)), removing: [], last: true)
+            #expect(try units(store) == model.values.sorted { $0.digest < $1.digest }, "round \(round)")
+            let sums = try #require(sqliteDigestSums(path))
+            #expect(sums.counted == sums.kept, "round \(round)")
+            #expect(sums.kept.units == model.count, "round \(round)")
+            if changes() == 0 {
+                folded = true
+                #expect(pages() != written, "round \(round): folded, the pages should hold the changes")
+                written = pages()
+            } else {
+                #expect(pages() == written, "round \(round): a save beside the pages rewrote them")
+                #expect(changes() * SQLiteStore.changesFoldShare <= model.count, "round \(round)")
+            }
+        }
+        #expect(folded, "the changes never outgrew their share")
+    }
+
     /// A store whose digests were kept one unit a row (digest version 1)
     /// loses that table when a run starts, and reports no units before.
     @Test func theOldLayoutIsDropped() throws {

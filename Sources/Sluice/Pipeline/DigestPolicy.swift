@@ -7,7 +7,7 @@ enum DigestPolicy {
     /// The version of what a unit's digest and keys mean: a sluice whose
     /// mapping of records to rows changes raises it, so that digests an
     /// older one kept are not trusted.
-    static let version = 3
+    static let version = 4
 
     /// Why a run of `compiled` with `options` over inputs of `formats`
     /// (`nil` for a push) keeps no digests, or nil when it

@@ -9,7 +9,9 @@ import SluiceRecords
 /// pages), and `_sluice_unit_pages`, the units of the
 /// last digest run packed in digest order, up to ``UnitPage/capacity`` a row
 /// (``UnitPage``), each row keyed by its first digest (WITHOUT ROWID) so that
-/// a run's join reads them in the order its own digests sort. Sets kept one
+/// a run's join reads them in the order its own digests sort, and
+/// `_sluice_unit_changes`, the changes saved since the pages were last
+/// written (``SQLiteStore+UnitChanges``). Sets kept one
 /// unit a row (`_sluice_units`, digest version 1) are dropped when a run
 /// starts: their fingerprint is not trusted.
 extension SQLiteStore {
@@ -19,6 +21,8 @@ extension SQLiteStore {
           id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, fingerprint TEXT NOT NULL,
           valid INTEGER NOT NULL, units INTEGER, bytes INTEGER);
         CREATE TABLE IF NOT EXISTS _sluice_unit_pages (
+          first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS _sluice_unit_changes (
           first BLOB PRIMARY KEY, count INTEGER NOT NULL, units BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS _sluice_voided_keys (tbl TEXT NOT NULL, k0);
         CREATE TABLE IF NOT EXISTS _sluice_digest_covered (entity TEXT PRIMARY KEY) WITHOUT ROWID
@@ -86,15 +90,23 @@ extension SQLiteStore {
     /// so that a run stopped between its first write and its units' save
     /// leaves a set the next run does not trust; `fresh` drops the units kept
     /// and the keys voided (a run that parses every unit). One transaction.
+    /// The run's saves go to the pages when the set holds no unit (a run
+    /// that makes it whole, written once in digest order), else to the
+    /// changes.
     package func startDigests(fingerprint: String, secret: [UInt8], fresh: Bool) throws(StoreError) {
         let action = "starting the record digests"
         try connection.begin(action)
         do throws(StoreError) {
             if fresh {
                 try connection.execute(
-                    "DROP TABLE IF EXISTS _sluice_unit_pages; DROP TABLE IF EXISTS _sluice_voided_keys", action)
+                    "DROP TABLE IF EXISTS _sluice_unit_pages; DROP TABLE IF EXISTS _sluice_unit_changes; "
+                        + "DROP TABLE IF EXISTS _sluice_voided_keys", action)
             }
             try prepareDigestTables(action)
+            unitsToPages = try connection.strings(
+                "SELECT 1 FROM _sluice_unit_pages UNION ALL SELECT 1 FROM _sluice_unit_changes LIMIT 1", column: 0,
+                action
+            ).isEmpty
             try connection.execute("DELETE FROM _sluice_digest_covered", action)
             let state = try SQLiteStatement(
                 connection,
@@ -145,25 +157,38 @@ extension SQLiteStore {
         }
     }
 
-    /// Calls `body` with each stored unit in digest order. One scan of the
-    /// table.
+    /// Calls `body` with each stored unit in digest order: the pages' units
+    /// with the changes saved since merged in. One scan of each table.
     package func forEachUnit(_ body: (StoredUnit) throws(StoreError) -> Void) throws(StoreError) {
         let action = "reading the record digests"
         guard try tableExists("_sluice_unit_pages") else { return }
+        let changes = try UnitChangeCursor(self, action)
         let pages = try SQLiteStatement(connection, "SELECT units FROM _sluice_unit_pages ORDER BY first", action)
         while try pages.step(action) {
-            let whole = try pages.withBlob(0) { (page) throws(StoreError) in try UnitPage.forEach(page, body) }
+            let whole = try pages.withBlob(0) { (page) throws(StoreError) in
+                try UnitPage.forEach(page) { (unit) throws(StoreError) in
+                    if let change = try changes.take(upTo: unit.digest, body) {
+                        if let changed = change { try body(changed) }
+                    } else {
+                        try body(unit)
+                    }
+                }
+            }
             guard whole else { throw malformedPage(action) }
         }
+        _ = try changes.take(upTo: nil, body)
     }
 
     /// Deletes the units of `removed` and inserts (or replaces) those of
     /// `saved`, in one transaction; the `last` call of a run also marks the
-    /// set valid and forgets the voided keys (the run parsed every unit that
-    /// produced one). Each page a change falls in is read, merged and written
-    /// again: a run that only adds units in digest order (a first import)
-    /// writes each page once; a change in the middle of the set costs a page.
-    /// The state row's units and bytes change by what the pages did.
+    /// set valid, forgets the voided keys (the run parsed every unit that
+    /// produced one) and folds the changes into the pages when they have
+    /// outgrown their share (``foldChangesIfLarge(_:)``). A run that makes
+    /// the set (``unitsToPages``) writes the pages, each once when it only
+    /// adds units in digest order; any other writes the changes
+    /// (``saveChanges(_:_:)``). Each page a change falls in is read, merged
+    /// and written again. The state row's units and bytes change by what
+    /// the set did.
     package func saveUnits(_ saved: [StoredUnit], removing removed: [UnitDigest], last: Bool) throws(StoreError) {
         let action = "saving the record digests"
         // In digest order; of one digest's changes, removals first, then the
@@ -177,28 +202,23 @@ extension SQLiteStore {
         }
         try connection.begin(action)
         do throws(StoreError) {
-            let pages = try UnitPageStatements(connection, action)
-            var start = 0
-            while start < changes.count {
-                // The page the change falls in: the last whose first digest is
-                // not after it, else the first; its changes end at the next page.
-                let page = try pages.holding(changes[start].digest)
-                var end = start + 1
-                while end < changes.count && page.next.map({ changes[end].digest < $0 }) ?? true { end += 1 }
-                let old = page.bytes ?? []
-                guard let kept = old.withUnsafeBytes({ UnitPage.spans($0) }) else { throw malformedPage(action) }
-                if let first = page.first { try pages.delete(first, units: kept.count, bytes: old.count) }
-                try pages.write(UnitPage.merge(kept, changes[start..<end]), from: old)
-                start = end
+            let sums: (units: Int, bytes: Int64)
+            if unitsToPages {
+                let pages = try UnitPageStatements(connection, table: "_sluice_unit_pages", action)
+                try apply(changes[...], to: pages, action)
+                sums = (pages.units, pages.bytes)
+            } else {
+                sums = try saveChanges(changes, action)
             }
-            if pages.units != 0 || pages.bytes != 0 {
+            if sums.units != 0 || sums.bytes != 0 {
                 try connection.execute(
-                    "UPDATE _sluice_digest_state SET units = units + \(pages.units), bytes = bytes + \(pages.bytes)",
+                    "UPDATE _sluice_digest_state SET units = units + \(sums.units), bytes = bytes + \(sums.bytes)",
                     action)
             }
             if last {
                 try connection.execute(
                     "UPDATE _sluice_digest_state SET valid = 1; DELETE FROM _sluice_voided_keys", action)
+                try foldChangesIfLarge(action)
             }
             try connection.commit(action)
         } catch {
@@ -207,7 +227,28 @@ extension SQLiteStore {
         }
     }
 
-    private func malformedPage(_ action: String) -> StoreError {
+    /// Applies `changes` (in digest order; of one digest's the last wins) to
+    /// the pages of `pages`' table: each page a change falls in is read,
+    /// merged and written again.
+    func apply(
+        _ changes: ArraySlice<(digest: UnitDigest, unit: StoredUnit?)>, to pages: UnitPageStatements, _ action: String
+    ) throws(StoreError) {
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            // The page the change falls in: the last whose first digest is
+            // not after it, else the first; its changes end at the next page.
+            let page = try pages.holding(changes[start].digest)
+            var end = start + 1
+            while end < changes.endIndex && page.next.map({ changes[end].digest < $0 }) ?? true { end += 1 }
+            let old = page.bytes ?? []
+            guard let kept = old.withUnsafeBytes({ UnitPage.spans($0) }) else { throw malformedPage(action) }
+            if let first = page.first { try pages.delete(first, units: kept.count, bytes: old.count) }
+            try pages.write(UnitPage.merge(kept, changes[start..<end]), from: old)
+            start = end
+        }
+    }
+
+    func malformedPage(_ action: String) -> StoreError {
         StoreError(
             path: connection.path, action: action, message: "a page of record digests is malformed", cause: .corrupt)
     }

@@ -47,6 +47,9 @@ package final class SQLiteStore: RowStore {
     /// Whether the links of the sources deleted by key wait for the link
     /// batches (the key-ordered apply) rather than go with the row.
     var unlinkingLater = false
+    /// Whether this run's digest saves go to the set's pages rather than to
+    /// its changes (``startDigests(fingerprint:secret:fresh:)``).
+    var unitsToPages = false
     private var checkpointStatement: SQLiteStatement?
     /// Copies the WAL into the database file off the writer's thread (none
     /// in a dry run, or with `walCheckpointPages` 0).

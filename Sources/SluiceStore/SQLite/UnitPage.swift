@@ -1,21 +1,31 @@
 import SluiceBatching
 import SluiceRecords
 
-/// The units of one row of `_sluice_unit_pages` (``SQLiteStore``'s record
-/// digests), packed in digest order: per unit its 16 digest bytes, a byte
-/// saying whether it is pinned, its keys' length (4 bytes, little-endian)
-/// and its keys. Packing
+/// The units of one row of `_sluice_unit_pages` or `_sluice_unit_changes`
+/// (``SQLiteStore``'s record digests), packed in digest order: per unit its
+/// 16 digest bytes, a flag byte (``Flag``), its keys' length (4 bytes,
+/// little-endian) and its keys. Packing
 /// ``capacity`` units a row makes SQLite's cost per unit that of a few bytes
 /// of a blob rather than a B-tree insert (measured in docs/record-digests.md).
 enum UnitPage {
     /// The most units a page is written with.
     static let capacity = 32
 
+    /// An entry's flag byte.
+    enum Flag: UInt8 {
+        case unit = 0
+        case pinned = 1
+        /// In `_sluice_unit_changes` only: the digest is no longer in the
+        /// set, although `_sluice_unit_pages` holds it. No keys.
+        case removal = 2
+    }
+
     /// A unit of a page as read: its digest and the bytes of its whole entry
     /// (digest, pinned byte, length and keys) in the page.
     struct Span {
         var digest: UnitDigest
         var bytes: Range<Int>
+        var removal: Bool
     }
 
     /// A unit of a page being written: one kept as the old page held it (its
@@ -23,11 +33,13 @@ enum UnitPage {
     enum Piece {
         case kept(Span)
         case saved(StoredUnit)
+        case removal(UnitDigest)
 
         var digest: UnitDigest {
             switch self {
             case .kept(let span): span.digest
             case .saved(let unit): unit.digest
+            case .removal(let digest): digest
             }
         }
     }
@@ -46,10 +58,22 @@ enum UnitPage {
             let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position + 17, as: UInt32.self))
             guard Int(length) <= raw.count - position - 21 else { return nil }
             let digest = UnitDigest(bytes: UnsafeRawBufferPointer(rebasing: raw[position..<position + 16]))
-            spans.append(Span(digest: digest, bytes: position..<position + 21 + Int(length)))
+            spans.append(
+                Span(
+                    digest: digest, bytes: position..<position + 21 + Int(length),
+                    removal: raw[position + 16] == Flag.removal.rawValue))
             position += 21 + Int(length)
         }
         return spans
+    }
+
+    /// The unit of `span` in the page `raw`, or nil for a removal.
+    static func unit(_ span: Span, in raw: UnsafeRawBufferPointer) -> StoredUnit? {
+        guard !span.removal else { return nil }
+        return StoredUnit(
+            digest: span.digest,
+            keys: Array(UnsafeRawBufferPointer(rebasing: raw[span.bytes.lowerBound + 21..<span.bytes.upperBound])),
+            pinned: raw[span.bytes.lowerBound + 16] == Flag.pinned.rawValue)
     }
 
     /// Calls `body` with each unit of the page `raw`, in order; false when
@@ -78,10 +102,20 @@ enum UnitPage {
     /// Appends `unit` to the page `bytes`.
     static func append(_ unit: StoredUnit, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: (unit.digest.high.bigEndian, unit.digest.low.bigEndian)) { bytes.append(contentsOf: $0) }
-        bytes.append(unit.pinned ? 1 : 0)
+        bytes.append(unit.pinned ? Flag.pinned.rawValue : Flag.unit.rawValue)
         withUnsafeBytes(of: UInt32(unit.keys.count).littleEndian) { bytes.append(contentsOf: $0) }
         bytes += unit.keys
     }
+
+    /// Appends the removal of `digest` to the page `bytes`.
+    static func appendRemoval(_ digest: UnitDigest, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: (digest.high.bigEndian, digest.low.bigEndian)) { bytes.append(contentsOf: $0) }
+        bytes.append(Flag.removal.rawValue)
+        withUnsafeBytes(of: UInt32(0).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// The bytes an entry of `unit` takes in a page.
+    static func entryBytes(_ unit: StoredUnit) -> Int { 21 + unit.keys.count }
 
     /// `kept` (in digest order) with `changes` applied: each change, in
     /// digest order, replaces or adds its unit, or (nil) removes the digest;

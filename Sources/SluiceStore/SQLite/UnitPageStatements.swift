@@ -1,9 +1,10 @@
 import SluiceBatching
 import SluiceRecords
 
-/// The statements that read and write `_sluice_unit_pages`
-/// (``SQLiteStore``'s record digests, ``UnitPage``), prepared once per save,
-/// and how many units and bytes the pages gained (or lost) through them.
+/// The statements that read and write one table of unit pages,
+/// `_sluice_unit_pages` or `_sluice_unit_changes` (``SQLiteStore``'s record
+/// digests, ``UnitPage``), prepared once per save, and how many entries and
+/// bytes the pages gained (or lost) through them.
 final class UnitPageStatements {
     /// A page found for a digest: its first digest and bytes (nil when the
     /// table is empty), and the first digest of the page after it.
@@ -24,18 +25,15 @@ final class UnitPageStatements {
     /// Bytes of units the pages written hold, less those of the pages deleted.
     private(set) var bytes: Int64 = 0
 
-    init(_ connection: SQLiteConnection, _ action: String) throws(StoreError) {
+    init(_ connection: SQLiteConnection, table: String, _ action: String) throws(StoreError) {
         self.action = action
         atOrBefore = try SQLiteStatement(
-            connection, "SELECT first, units FROM _sluice_unit_pages WHERE first <= ? ORDER BY first DESC LIMIT 1",
-            action)
-        firstPage = try SQLiteStatement(
-            connection, "SELECT first, units FROM _sluice_unit_pages ORDER BY first LIMIT 1", action)
+            connection, "SELECT first, units FROM \(table) WHERE first <= ? ORDER BY first DESC LIMIT 1", action)
+        firstPage = try SQLiteStatement(connection, "SELECT first, units FROM \(table) ORDER BY first LIMIT 1", action)
         after = try SQLiteStatement(
-            connection, "SELECT first FROM _sluice_unit_pages WHERE first > ? ORDER BY first LIMIT 1", action)
-        remove = try SQLiteStatement(connection, "DELETE FROM _sluice_unit_pages WHERE first = ?", action)
-        insert = try SQLiteStatement(
-            connection, "INSERT INTO _sluice_unit_pages (first, count, units) VALUES (?, ?, ?)", action)
+            connection, "SELECT first FROM \(table) WHERE first > ? ORDER BY first LIMIT 1", action)
+        remove = try SQLiteStatement(connection, "DELETE FROM \(table) WHERE first = ?", action)
+        insert = try SQLiteStatement(connection, "INSERT INTO \(table) (first, count, units) VALUES (?, ?, ?)", action)
     }
 
     /// The page `digest` falls in: the last whose first digest is not after
@@ -90,6 +88,7 @@ final class UnitPageStatements {
                 switch piece {
                 case .kept(let span): bytes += old[span.bytes]
                 case .saved(let unit): UnitPage.append(unit, to: &bytes)
+                case .removal(let digest): UnitPage.appendRemoval(digest, to: &bytes)
                 }
             }
             insert.rewind()
