@@ -90,7 +90,7 @@ struct ImportCommand: ParsableCommand {
 
     @Option(
         help:
-            "key: sort rows by key in spilled runs and apply them once the input is read (fast on shuffled keys); input: commit batches in input order as they come."
+            "key: sort rows by key in spilled runs and apply them once the input is read (fast on shuffled keys; keeps record digests); input: commit batches in input order as they come, so that --resume reads on from the last (for input already in key order: on shuffled keys several times slower, and no record digests)."
     )
     var order: ApplyOrder = ImportOptions().order
 
