@@ -233,6 +233,16 @@ extension SQLiteStore {
     func apply(
         _ changes: ArraySlice<(digest: UnitDigest, unit: StoredUnit?)>, to pages: UnitPageStatements, _ action: String
     ) throws(StoreError) {
+        try rewritePages(of: pages, for: changes, action) { kept, range in UnitPage.merge(kept, changes[range]) }
+    }
+
+    /// Rewrites each page of `pages`' table that `changes` (in digest
+    /// order) fall in with what `merge` makes of its entries and the range
+    /// of `changes` that falls in it.
+    func rewritePages(
+        of pages: UnitPageStatements, for changes: ArraySlice<(digest: UnitDigest, unit: StoredUnit?)>,
+        _ action: String, merge: ([UnitPage.Span], Range<Int>) throws(StoreError) -> [UnitPage.Piece]
+    ) throws(StoreError) {
         var start = changes.startIndex
         while start < changes.endIndex {
             // The page the change falls in: the last whose first digest is
@@ -243,7 +253,7 @@ extension SQLiteStore {
             let old = page.bytes ?? []
             guard let kept = old.withUnsafeBytes({ UnitPage.spans($0) }) else { throw malformedPage(action) }
             if let first = page.first { try pages.delete(first, units: kept.count, bytes: old.count) }
-            try pages.write(UnitPage.merge(kept, changes[start..<end]), from: old)
+            try pages.write(try merge(kept, start..<end), from: old)
             start = end
         }
     }

@@ -31,25 +31,18 @@ extension SQLiteStore {
         let pages = try UnitPageStatements(connection, table: "_sluice_unit_changes", action)
         let stored = try UnitPageLookup(self, action)
         var sums = (units: 0, bytes: Int64(0))
-        var start = 0
-        while start < changes.count {
-            let page = try pages.holding(changes[start].digest)
-            var end = start + 1
-            while end < changes.count && page.next.map({ changes[end].digest < $0 }) ?? true { end += 1 }
-            let old = page.bytes ?? []
-            guard let kept = old.withUnsafeBytes({ UnitPage.spans($0) }) else { throw malformedPage(action) }
-            if let first = page.first { try pages.delete(first, units: kept.count, bytes: old.count) }
+        try rewritePages(of: pages, for: changes[...], action) { (kept, range) throws(StoreError) in
             var merged: [UnitPage.Piece] = []
-            merged.reserveCapacity(kept.count + end - start)
+            merged.reserveCapacity(kept.count + range.count)
             var next = 0
-            var change = start
-            while change < end {
+            var change = range.lowerBound
+            while change < range.upperBound {
                 let digest = changes[change].digest
                 while next < kept.count && kept[next].digest < digest {
                     merged.append(.kept(kept[next]))
                     next += 1
                 }
-                while change + 1 < end && changes[change + 1].digest == digest { change += 1 }
+                while change + 1 < range.upperBound && changes[change + 1].digest == digest { change += 1 }
                 // The digest's entry in the set before: the change kept for
                 // it, else the pages'.
                 let inPages = try stored.entryBytes(of: digest)
@@ -70,8 +63,7 @@ extension SQLiteStore {
                 change += 1
             }
             for span in kept[next...] { merged.append(.kept(span)) }
-            try pages.write(merged, from: old)
-            start = end
+            return merged
         }
         return sums
     }
