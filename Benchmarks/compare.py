@@ -13,7 +13,7 @@ Everything comes from this repository or is installed by the script:
   - the C baseline: Benchmarks/baseline/load.c, built with gcc against the
     system's SQLite (pre-parsed rows, batches sorted by key, prepared
     statements, the same three tables);
-  - sluice: `swift build -c release`;
+  - sluice: `scripts/build.sh` (a release build);
   - with --peers, in a virtual environment under the work directory (pip):
     sqlite-utils (insert/upsert --nl --pk id), an ijson + sqlite3 loader,
     DuckDB (read_json + keyed upsert) and dlt (write_disposition="merge")
@@ -199,7 +199,7 @@ def tools(a, work, venv):
 
 def setup(a, work):
     """Builds sluice and the C baseline, writes the data, makes the venv."""
-    sh("swift build -c release --product sluice >/dev/null", ROOT)
+    sh("scripts/build.sh --product sluice >/dev/null", ROOT)
     os.makedirs(os.path.join(work, "bin"), exist_ok=True)
     sh("gcc -O2 -o %s %s -lsqlite3" % (os.path.join(work, "bin", "load"), os.path.join(BENCHMARKS, "baseline", "load.c")))
     data = os.path.join(work, "data", str(a.records))

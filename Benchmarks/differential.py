@@ -29,7 +29,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20_261_125)
     ap.add_argument("--postgres", action="store_true", help="on two databases of a private PostgreSQL server")
     a = ap.parse_args()
-    sh("swift build -c release --product sluice >/dev/null", ROOT)
+    sh("scripts/build.sh --product sluice >/dev/null", ROOT)
     sh("swift build --build-tests >/dev/null", ROOT)
     suite = "SluiceCLITests.%sDifferentialSyncTests/skippingRuns" % ("Postgres" if a.postgres else "")
     environment = dict(os.environ, SLUICE_DIFFERENTIAL_BINARY=SLUICE, SLUICE_DIFFERENTIAL_SEEDS="1",

@@ -60,7 +60,7 @@ did not write exactly the diff.
 Files are written once under WORK and kept for the next run (about 500
 bytes an event: three files of 1 GB at 2,000,000 events; 2.1 GB with
 --large), the stores beside them.
-The release build is made first (`swift build -c release`).
+The release build is made first (`scripts/build.sh`).
 """
 import argparse
 import array
@@ -468,7 +468,7 @@ def main():
         ap.error("--baseline-sluice %s is not an executable" % a.baseline_sluice)
     work = os.path.abspath(a.work)
     os.makedirs(work, exist_ok=True)
-    sh("swift build -c release --product sluice >/dev/null", ROOT)
+    sh("scripts/build.sh --product sluice >/dev/null", ROOT)
     if a.large:
         workloads = [Workload("24 records of 3 × 5 MiB fields", 24, (5 * MIB, 3)),
                      Workload("six 45 MiB records", 6, (45 * MIB, 1), "--max-field-bytes %d" % (64 * MIB))]

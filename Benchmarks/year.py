@@ -73,7 +73,7 @@ def main():
     n, work = a.records, a.work
     os.makedirs(work, exist_ok=True)
     if not a.no_build:
-        sh("swift build -c release --product sluice >/dev/null", ROOT)
+        sh("scripts/build.sh --product sluice >/dev/null", ROOT)
     store = os.path.join(work, "year.sqlite")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(store + suffix):

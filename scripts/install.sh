@@ -35,8 +35,8 @@ if [ -z "$prefix" ]; then
   if [ "$(id -u)" -eq 0 ]; then prefix=/usr/local; else prefix="$HOME/.local"; fi
 fi
 scripts/install-deps.sh
-swift build -c release --product sluice
-binary="$(swift build -c release --show-bin-path)/sluice"
+scripts/build.sh --product sluice
+binary="$(scripts/build.sh --show-bin-path)/sluice"
 install -d "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
   "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
 install -m 755 "$binary" "$prefix/bin/sluice"

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release
+scripts/build.sh --product sluice
 rm -f sample.sqlite sample.sqlite-wal sample.sqlite-shm
 .build/release/sluice import --mapping Examples/stackexchange/mapping.yml --into sample.sqlite \
   Examples/stackexchange/sample/*.xml

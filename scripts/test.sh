@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/lint.sh
-swift build -c release --product sluice
-swift build -c release --product sluice-library-example
-SLUICE_TEST_PRODUCTS=$(swift build -c release --show-bin-path) swift test
+scripts/build.sh --product sluice
+scripts/build.sh --product sluice-library-example
+SLUICE_TEST_PRODUCTS=$(scripts/build.sh --show-bin-path) swift test
 scripts/docs.sh
