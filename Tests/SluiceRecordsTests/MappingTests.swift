@@ -55,6 +55,24 @@ import Testing
         }
     }
 
+    /// Booleans are read as YAML 1.1 spells them plain, and a quoted one is
+    /// text: the reader types them itself (no resolver's regular expressions).
+    @Test func readsPlainBooleansAndRefusesQuotedOnes() throws {
+        func deletesMissing(_ flag: String) throws -> Bool? {
+            let yaml = "entities: {E: {records: $, key: id, delete-missing: \(flag), attributes: {id: integer}}}"
+            return try Mapping.parse(yaml: yaml).entities[0].deleteMissing
+        }
+        for spelling in ["true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"] {
+            #expect(try deletesMissing(spelling) == true, "\(spelling)")
+        }
+        for spelling in ["false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"] {
+            #expect(try deletesMissing(spelling) == false, "\(spelling)")
+        }
+        for spelling in [#""true""#, "'yes'", "tRUE", "1", "y"] {
+            #expect(throws: MappingError.self, "\(spelling)") { try deletesMissing(spelling) }
+        }
+    }
+
     @Test func rejectsNonMappingsAndBadYAML() {
         #expect(throws: MappingError.self) { try Mapping.parse(yaml: "- a\n- b") }
         #expect(throws: MappingError.self) { try Mapping.parse(yaml: "entities: {Post: [") }

@@ -311,7 +311,6 @@ private struct MappingReader {
         return []
     }
 
-    /// A plain YAML null: `null`, `~` or nothing.
     /// The boolean a plain scalar spells as YAML 1.1 does (`true`, `True`,
     /// `TRUE`, `yes`, `on` and their `false` forms, the spellings of Yams'
     /// default resolver); nil for anything else, a quoted `"true"` included.
@@ -324,6 +323,7 @@ private struct MappingReader {
         }
     }
 
+    /// A plain YAML null: `null`, `~` or nothing.
     static func isNull(_ node: Node) -> Bool {
         guard let scalar = node.scalar, scalar.style == .plain else { return false }
         return ["null", "Null", "NULL", "~", ""].contains(scalar.string)
