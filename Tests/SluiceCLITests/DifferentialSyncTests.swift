@@ -20,9 +20,10 @@ import Testing
     /// sequences differ from the JSON ones only in the form of their files.
     static let xmlSeeds = max(1, seeds / 8)
 
-    /// The seeds whose skipping side parses on two threads, likewise fewer:
-    /// the sequences are the JSON ones.
-    static let threadSeeds = max(1, seeds / 8)
+    /// The seeds whose skipping side parses on two threads, fewer again
+    /// (seeds / 16, as the document forms on two threads): the sequences
+    /// are the JSON ones.
+    static let threadSeeds = max(1, seeds / 16)
 
     /// A sequence of dumps in `format` and two SQLite sides in a new
     /// directory; the full side's change files in input order.
