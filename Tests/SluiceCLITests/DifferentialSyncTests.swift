@@ -180,7 +180,8 @@ import Testing
     /// The XML form with the skipping side's every run on two threads, its
     /// inputs read 64 bytes at a time: its workers parse the runs that skip
     /// nothing (first imports, resumes of them, change files); the runs that
-    /// skip parse on one thread. At the default 24 records a document is one
+    /// skip hash on the workers, the forwarder checking the document around
+    /// the units, and parse on one thread. At the default 24 records a document is one
     /// item; `SLUICE_DIFFERENTIAL_RECORDS=3000` cuts each into several, each
     /// parsed after its context.
     @Test(arguments: 0..<groups) func skippingXMLRunsOnTwoThreadsLeaveTheStoreFullRunsLeave(group: Int) throws {

@@ -30,7 +30,7 @@ extension ParseItem {
         var inputBytes: Int64?
         var endEndsUnit = false
         /// Whether the units are only hashed, not parsed: the hash pass of
-        /// a run that skips (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``).
+        /// a run that skips (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:refused:)``).
         var hashOnly = false
     }
 }
@@ -89,7 +89,7 @@ extension ParseWorker {
 }
 
 /// A worker's part in the hash pass of a run that skips
-/// (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``).
+/// (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:refused:)``).
 extension ParseWorker {
     /// The digests of the units of a hash-only `item` (``ParseItem/Units/hashOnly``)
     /// under the run's secret, each with its input and ordinal

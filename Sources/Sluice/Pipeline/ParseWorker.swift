@@ -63,8 +63,9 @@ enum ParseResult: Sendable {
     /// (a run that keeps record digests).
     case units(UnitBatch)
     /// The digests of a hash-only item's units, in input order
-    /// (``ParseWorker/hash(_:of:)``).
-    case digests([DigestEntry])
+    /// (``ParseWorker/hash(_:of:)``), with the item, for the check of an
+    /// XML document around its units (``XMLDocumentCheck/read(_:)``).
+    case digests([DigestEntry], item: ParseItem)
     /// The item failed; the worker stops.
     case failed(ImportError)
 }
@@ -131,7 +132,7 @@ final class ParseWorker: RecordSink {
     /// Parses `item` and cuts its rows. O(its bytes).
     private func parse(_ item: ParseItem) throws(ImportError) {
         if let units = item.units, units.hashOnly {
-            guard results.push(.digests(hash(units, of: item))) else { throw .cancelled }
+            guard results.push(.digests(hash(units, of: item), item: item)) else { throw .cancelled }
             return
         }
         // XML and one JSON document: each item is a document part of its own, parsed after its context.

@@ -17,8 +17,9 @@ import SluiceBatching
 /// workers hash the units of their items, and the forwarder adds them to
 /// the run's ``UnitSpill`` in input order, as one parse thread would. In
 /// the hash pass of a run that skips, before the parse, they hash the units
-/// of hash-only items (JSON: ``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``)
-/// and the forwarder adds their digests to the pass's sorter, in input order.
+/// of hash-only items (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:refused:)``)
+/// and the forwarder adds their digests to the pass's sorter, in input
+/// order, and has an XML document's check read each item there.
 /// Memory, bounded whatever the input: per worker one queued item, the item
 /// being parsed, the group being filled and one queued group.
 final class ParseWorkers {
@@ -51,8 +52,9 @@ final class ParseWorkers {
     /// Where the units go, in a run that keeps record digests.
     private let unitSpill: UnitSpill?
     /// Where the digests of hash-only items go, during the hash pass of a
-    /// run that skips (``hashInto(_:)``).
+    /// run that skips, and what reads the items in order (``hashInto(_:checking:)``).
     private var hashed: DigestSorter?
+    private var checked: XMLDocumentCheck?
 
     /// `count` workers for `compiled` under `options`, forwarding onto
     /// `exchange`'s queue, spilling large values into the run's `spill`;
@@ -101,10 +103,14 @@ final class ParseWorkers {
     }
 
     /// Sends the digests of the hash-only items dispatched from now on to
-    /// `sorter` (nil: none are). Called between inputs, before the first
-    /// item is dispatched or once ``endInput()`` returned: the forwarder
-    /// reads it only while it forwards an input's items.
-    func hashInto(_ sorter: DigestSorter?) { hashed = sorter }
+    /// `sorter` (nil: none are), and the items, in input order, to `check`.
+    /// Called between inputs, before the first item is dispatched or once
+    /// ``endInput()`` returned: the forwarder reads them only while it
+    /// forwards an input's items.
+    func hashInto(_ sorter: DigestSorter?, checking check: XMLDocumentCheck? = nil) {
+        hashed = sorter
+        checked = check
+    }
 
     /// Waits until every item of the current input is parsed and its groups
     /// are on the store side's queue.
@@ -142,11 +148,12 @@ final class ParseWorkers {
             case .units(let units):
                 guard let unitSpill else { continue }
                 do throws(SpillError) { try units.add(to: unitSpill) } catch { return fail(.spill(error)) }
-            case .digests(let entries):
+            case .digests(let entries, let item):
                 guard let hashed else { continue }
                 do throws(SpillError) { for entry in entries { try hashed.add(entry) } } catch {
                     return fail(.spill(error))
                 }
+                checked?.read(item)
             case .itemDone:
                 turn = (turn + 1) % workers.count
             case .inputEnded:

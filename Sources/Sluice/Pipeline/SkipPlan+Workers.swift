@@ -7,26 +7,25 @@ import SluiceInput
 /// with the one ``RecordBoundaryScanner``, noting their places, and hands
 /// items of whole units to the workers, which hash them
 /// (``ParseWorker/hash(_:of:)``); their forwarder adds the digests to the
-/// pass's sorter in input order, as one thread adds them.
+/// pass's sorter in input order, as one thread adds them, and has an XML
+/// file's document check read each item (``XMLDocumentCheck/read(_:)``).
 extension SkipPlan {
-    /// Whether the hash pass hashes on the parse workers, when the run has
-    /// them: JSON, whose units need no document check around them (XML's
-    /// hash pass checks the document on this thread, ``documentCheck(_:)``).
-    var hashesOnWorkers: Bool { compiled.documentKind == .json }
 
     /// Reads input `index`, cutting it into units whose bytes `workers`
     /// hash into `sorter`; each unit's place goes to `positions` (a
     /// placeable input) and its ordinal to `units` as it starts. Returns once
-    /// every unit's digest is in `sorter`, with the input's compression.
-    /// Cost on this thread: the read, the scan and one copy of the units'
-    /// bytes; the workers' queues hold one item each.
+    /// every unit's digest is in `sorter`, with the input's compression;
+    /// `refused` says why the scanner could not cut it (XML in UTF-16),
+    /// which leaves its units unhashed. Cost on this thread: the read, the
+    /// scan and one copy of the input's bytes; the workers' queues hold one
+    /// item each.
     ///
-    /// - Throws: what a read of the input, the scanner's end (an input that
-    ///   ends inside a unit) or a worker throws, once the workers have
-    ///   hashed every unit before it.
+    /// - Throws: what a read of the input, the document check (XML), the
+    ///   scanner's end (an input that ends inside a unit) or a worker
+    ///   throws, once the workers have hashed every unit before it.
     func hashOnWorkers(
         _ input: PlannedInput, index: Int, workers: ParseWorkers, into sorter: DigestSorter,
-        positions: UnitPositions?, units: inout Int
+        positions: UnitPositions?, units: inout Int, refused: inout String?
     ) throws(ImportError) -> Compression {
         var scanner: RecordBoundaryScanner
         do {
@@ -37,10 +36,12 @@ extension SkipPlan {
             throw .usage("\(input.name): \(error)")
         }
         var cut = HashCut(input: index, name: input.name, format: input.format, itemBytes: workers.itemBytes)
-        workers.hashInto(sorter)
+        let check = documentCheck(input)
+        workers.hashInto(sorter, checking: check)
         var seen = 0
         do throws(ImportError) {
             let compression = try read(input) { chunk throws(ImportError) in
+                guard refused == nil else { return }
                 var from = 0
                 defer { units = seen }
                 try scanner.scan(chunk) { boundary, context throws(ImportError) in
@@ -50,13 +51,22 @@ extension SkipPlan {
                         return try Self.ended(at: boundary.byteOffset, positions)
                     }
                     seen = boundary.ordinal
-                    if cut.pending.count + at - from >= cut.itemBytes {
+                    // An item starts at a unit's first byte: not at an XML start tag an earlier chunk began.
+                    if cut.pending.count + at - from >= cut.itemBytes && context.carried.isEmpty {
                         cut.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[from..<at]))
                         from = at
                         try workers.dispatch(cut.item())
                     }
-                    cut.started(boundary, at: cut.pending.count + at - from, open: context.open)
-                    if context.isEmpty { positions?.started(boundary) }
+                    cut.started(boundary, at: cut.pending.count + at - from - context.carried.count, open: context.open)
+                    if check != nil {
+                        positions?.started(boundary, context: context.open)
+                    } else if context.isEmpty {
+                        positions?.started(boundary)
+                    }
+                }
+                if let refusal = scanner.refusal {
+                    refused = "\(input.name): \(refusal)"
+                    return cut.discard()
                 }
                 cut.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[from...]))
             }
@@ -67,20 +77,27 @@ extension SkipPlan {
                 cut.ended(at: cut.pending.count)
                 try Self.ended(at: last.byteOffset, positions)
             }
-            try workers.dispatch(cut.item())
-            try workers.endInput()
-            workers.hashInto(nil)
+            try handOver(cut.item(), to: workers)
+            // As on one thread: the check's errors first, then its end's, then the scanner's.
+            if let check, refused == nil {
+                if let failure = check.failure { throw failure }
+                try check.finish()
+            }
             if let failure { throw .parse(failure) }
             return compression
         } catch {
             // The units read before a read error are hashed, as one thread hashes them.
-            if case .input = error {
-                try workers.dispatch(cut.item())
-                try workers.endInput()
-                workers.hashInto(nil)
-            }
+            if case .input = error { try handOver(cut.item(), to: workers) }
             throw error
         }
+    }
+
+    /// Hands the input's last `item` to `workers` and waits until every
+    /// item's digests are in the pass's sorter.
+    private func handOver(_ item: ParseItem, to workers: ParseWorkers) throws(ImportError) {
+        try workers.dispatch(item)
+        try workers.endInput()
+        workers.hashInto(nil)
     }
 
     /// Records where the unit started last ends, in `positions`.
@@ -89,7 +106,7 @@ extension SkipPlan {
     }
 }
 
-/// The item being cut by ``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:)``:
+/// The item being cut by ``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:refused:)``:
 /// whole units' bytes and their spans.
 private struct HashCut {
     let input: Int
@@ -115,6 +132,13 @@ private struct HashCut {
         start.offsetInChunk = offset
         spans.append(ParseItem.UnitSpan(start: start, open: context))
         open = true
+    }
+
+    /// Drops the pending bytes and units: the input will not be cut.
+    mutating func discard() {
+        pending = []
+        spans.removeAll()
+        open = false
     }
 
     /// The unit started last ends at `offset` in the pending bytes.

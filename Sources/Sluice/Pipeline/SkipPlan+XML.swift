@@ -25,8 +25,13 @@ extension SkipPlan {
 /// markers do not move libxml2's location past the units' bytes
 /// (``XMLPushParser/feed(skipping:starts:ends:located:)``). Costs what
 /// libxml2 spends on the bytes between the units and on one marker a unit.
+/// On one thread the hash pass feeds it chunk by chunk; with the hash pass on
+/// the parse workers, their forwarder has it read each item in input order
+/// (``read(_:)``), off the thread that reads and cuts the input.
 final class XMLDocumentCheck: RecordSink {
     private var parser: XMLPushParser?
+    /// The first error ``read(_:)`` met; it reads nothing after it.
+    private(set) var failure: ImportError?
 
     /// A check of the input called `name`, as `compiled` reads it.
     init(_ compiled: CompiledMapping, _ options: ImportOptions, name: String, spill: ValueSpill) {
@@ -43,6 +48,32 @@ final class XMLDocumentCheck: RecordSink {
     func feed(skipping bytes: UnsafeRawBufferPointer, starts: Bool, ends: Bool) throws(ImportError) {
         do throws(ParseError) { try parser?.feed(skipping: bytes, starts: starts, ends: ends, located: false) } catch {
             throw .parse(error)
+        }
+    }
+
+    /// Reads a hash-only item of the hash pass on the workers
+    /// (``SkipPlan/hashOnWorkers(_:index:workers:into:positions:units:refused:)``):
+    /// the bytes between its units as they are, each unit as its marker.
+    /// Items are cut at a unit's first byte, so no unit but an input's
+    /// unended last one runs past its item. Keeps the first error in
+    /// ``failure``, where the hash pass on one thread throws it.
+    func read(_ item: ParseItem) {
+        guard failure == nil, let spans = item.units?.spans else { return }
+        item.bytes.withUnsafeBytes { bytes in
+            do throws(ImportError) {
+                var fed = 0
+                for span in spans {
+                    let start = span.start.offsetInChunk
+                    try feed(UnsafeRawBufferPointer(rebasing: bytes[fed..<start]))
+                    fed = span.end ?? bytes.count
+                    try feed(
+                        skipping: UnsafeRawBufferPointer(rebasing: bytes[start..<fed]), starts: true,
+                        ends: span.end != nil)
+                }
+                try feed(UnsafeRawBufferPointer(rebasing: bytes[fed...]))
+            } catch {
+                failure = error
+            }
         }
     }
 

@@ -232,8 +232,8 @@ final class SkipPlan {
 
     /// Reads every input, cutting it into units and hashing each as the
     /// run's ``UnitRecorder`` does (a recorder that parses nothing), or,
-    /// JSON in a run with parse `workers`, on them
-    /// (``hashOnWorkers(_:index:workers:into:positions:units:)``). Sets
+    /// in a run with parse `workers`, on them
+    /// (``hashOnWorkers(_:index:workers:into:positions:units:refused:)``). Sets
     /// ``refusal`` when the scanner cannot cut an input, finds it ends
     /// inside a unit or an element around them, or the input cannot be read
     /// to its end (a compressed stream cut short or damaged): the parse of
@@ -244,15 +244,19 @@ final class SkipPlan {
         if inputs.contains(where: placeable) {
             do { places = try UnitPositions(directory: directory) } catch { throw .spill(error) }
         }
+        var scanRefusal: String?
         for (index, input) in inputs.enumerated() {
             let positions = placeable(input) ? places : nil
             positions?.begin(input: index)
             var compression = Compression.none
             var units = 0
             do {
-                if let workers, hashesOnWorkers {
+                if let workers {
+                    var refused: String?
+                    defer { scanRefusal = scanRefusal ?? refused }
                     compression = try hashOnWorkers(
-                        input, index: index, workers: workers, into: sorter, positions: positions, units: &units)
+                        input, index: index, workers: workers, into: sorter, positions: positions, units: &units,
+                        refused: &refused)
                 } else {
                     compression = try hashHere(
                         input, index: index, recorder: recorder, into: sorter, positions: positions, units: &units)
@@ -272,7 +276,7 @@ final class SkipPlan {
                 throw .spill(error)
             }
         }
-        refusal = refusal ?? recorder.refusal
+        refusal = refusal ?? recorder.refusal ?? scanRefusal
         return sorter
     }
 
