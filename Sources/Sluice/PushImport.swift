@@ -103,7 +103,7 @@ public final class PushImport: @unchecked Sendable {
                 pipeline.cancel()
             } else {
                 // A parse error there is the run's first, but the source's failure is the one thrown.
-                try? pipeline.parseSide.handOverSplit()
+                try? pipeline.parseSide.handOverRead()
             }
             pipeline.drain()
             pipeline.record(failure: failure)

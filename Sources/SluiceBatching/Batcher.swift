@@ -86,7 +86,12 @@ package final class Batcher: RecordSink {
     private func appendDeletion(_ entity: Int, _ tree: RecordTree, ordinal: Int) throws {
         var arena = take(entity)
         let before = arena.byteSize
-        let outcome = try mappers[entity].appendDeletion(tree, root: 0, ordinal: ordinal, into: &arena)
+        let outcome: RowOutcome
+        do { outcome = try mappers[entity].appendDeletion(tree, root: 0, ordinal: ordinal, into: &arena) } catch {
+            // The rows before stay: a failed run commits them (``dropRows(from:)``).
+            arenas[entity] = arena
+            throw error
+        }
         bytes += arena.byteSize - before
         arenas[entity] = arena
         if outcome == .appended { rows += 1 } else { skipped[entity] += 1 }
@@ -118,7 +123,11 @@ package final class Batcher: RecordSink {
         let mapper = mappers[entity]
         var arena = take(entity)
         let before = arena.byteSize
-        let outcome = try mapper.appendRow(tree, root: root, ordinal: ordinal, into: &arena)
+        let outcome: RowOutcome
+        do { outcome = try mapper.appendRow(tree, root: root, ordinal: ordinal, into: &arena) } catch {
+            arenas[entity] = arena
+            throw error
+        }
         if let derivedKey, outcome == .appended, let column = derivedKeys[entity] {
             arena.set(column, arena.text(derivedKey))
         }
@@ -335,6 +344,24 @@ package final class Batcher: RecordSink {
         case .element: return tree.nodes[Int(node)].firstChild >= 0
         default: return false
         }
+    }
+
+    /// Drops the rows of record `ordinal` and of any after it: a record
+    /// whose mapping failed part way leaves some of its rows behind, and a
+    /// failed run commits only the records before the one that failed
+    /// (``ParseSide/handOverRecords(before:)``). The rows of a record are
+    /// the last of each table's. O(rows dropped).
+    package func dropRows(from ordinal: Int) {
+        func dropping(_ arena: RowArena?) -> RowArena? {
+            guard var arena else { return nil }
+            while let last = arena.ordinals.last, last >= ordinal {
+                arena.abandonRow()
+                rows -= 1
+            }
+            return arena
+        }
+        arenas = arenas.map(dropping)
+        linkArenas = linkArenas.map(dropping)
     }
 
     /// Takes the rows gathered so far as a group with `checkpoint`, leaving

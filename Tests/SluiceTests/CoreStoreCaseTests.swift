@@ -37,7 +37,9 @@ import Testing
         #expect(seen.values == [106, 107, 3])
     }
 
-    @Test func cs4AThrowingHookStopsTheImportAndKeepsCommittedBatches() throws {
+    /// A hook that throws at record 4 stops the import; the records before
+    /// it stay, the batch being filled included.
+    @Test func cs4AThrowingHookStopsTheImportAndKeepsTheRecordsBeforeIt() throws {
         struct Refused: Error {}
         let store = newStore()
         let hooks = [
@@ -56,7 +58,7 @@ import Testing
             #expect("\(error)".contains("a hook failed"))
             #expect("\(error)".contains("record 4"))
         }
-        #expect(StoreReader(store).rows("SELECT id FROM E ORDER BY id") == [["1"], ["2"]])
+        #expect(StoreReader(store).rows("SELECT id FROM E ORDER BY id") == [["1"], ["2"], ["3"]])
     }
 
     @Test func hooksForUnknownEntitiesAreMappingErrors() {

@@ -195,12 +195,13 @@ final class ParseSide: RecordSink {
     }
 
     /// Cuts the batcher's rows as a group with the current input's
-    /// checkpoint and queues it, waiting while the queue is full; `false`
-    /// when the queue refused it (the store side failed). Cuts nothing while
-    /// the batcher is empty or a resumed stream is not yet verified.
-    private func cutGroup() -> Bool {
+    /// checkpoint (after its first `records`, by default every record read)
+    /// and queues it, waiting while the queue is full; `false` when the
+    /// queue refused it (the store side failed). Cuts nothing while the
+    /// batcher is empty or a resumed stream is not yet verified.
+    private func cutGroup(records: Int? = nil) -> Bool {
         guard let input, !batcher.isEmpty, streamToVerify == nil else { return true }
-        let records = input.assembler.recordCount
+        let records = records ?? input.assembler.recordCount
         let group = batcher.cut(
             checkpoint: Checkpoint(
                 input: input.name, records: records, bytes: inputBytes,
@@ -211,20 +212,51 @@ final class ParseSide: RecordSink {
 
     /// An error reading the current input, with where in it the parse got
     /// to: the decompressed bytes parsed and the record being read (or the
-    /// next one, between records).
+    /// next one, between records). The records before it are queued
+    /// (``handOverRecords(before:)``).
     func damaged(_ error: InputError) -> ImportError {
         if split != nil { return damagedSplit(error) }
-        guard let assembler = input?.assembler else { return .input(error) }
-        let record = assembler.isInRecord ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+        guard let record = recordBeingRead else { return .input(error) }
+        handOverRecords(before: record)
         return .damagedInput(error, decompressedBytes: inputBytes, record: record)
     }
 
+    /// Before a run ends on a failure of its input's source outside sluice
+    /// (a pushed import's caller): hands over the records read so far, as
+    /// a parse error hands over those before it.
+    func handOverRead() throws(ImportError) {
+        if split != nil { return try handOverSplit() }
+        if let record = recordBeingRead { handOverRecords(before: record) }
+    }
+
+    /// The number of the record being read in the current input, or of the
+    /// next one between records.
+    private var recordBeingRead: Int? {
+        guard let assembler = input?.assembler else { return nil }
+        return assembler.isInRecord ? max(assembler.recordCount, 1) : assembler.recordCount + 1
+    }
+
     /// A parse error as the run reports it: with the number of the record
-    /// it is in, or the store's failure when that stopped the parse.
+    /// it is in, or the store's failure when that stopped the parse. The
+    /// records before it are queued (``handOverRecords(before:)``).
     func translate(_ error: ParseError) -> ImportError {
         if storeStopped { return exchange.storeFailure }
         guard let assembler = input?.assembler else { return .parse(error) }
-        return .parse(Self.numbered(error, by: assembler))
+        let numbered = Self.numbered(error, by: assembler)
+        if let record = numbered.location.record { handOverRecords(before: record) }
+        return .parse(numbered)
+    }
+
+    /// Before a run fails at record `record` of the current input: queues
+    /// the rows of the records before it, and none of its own (a record
+    /// whose mapping failed part way left some), so that a failed run
+    /// commits exactly the records before the one that failed, whatever cut
+    /// its groups: one thread or several (``ParseWorker``), a run that skips
+    /// or a full one. Its checkpoint counts those records.
+    private func handOverRecords(before record: Int) {
+        guard let input else { return }
+        batcher.dropRows(from: record)
+        if !cutGroup(records: min(input.assembler.recordCount, record - 1)) { storeStopped = true }
     }
 
     /// `error` with the number of the record it is in: the record being

@@ -172,7 +172,13 @@ final class ParseWorker: RecordSink {
                 }
             }
         } catch {
-            throw .parse(ParseSide.numbered(error, by: input.assembler))
+            let numbered = ParseSide.numbered(error, by: input.assembler)
+            // The records before the failed one go on, as one thread hands them over.
+            if let record = numbered.location.record, !refused {
+                batcher.dropRows(from: record)
+                guard cut(records: min(input.assembler.recordCount, record - 1)) else { throw .cancelled }
+            }
+            throw .parse(numbered)
         }
         if !units.isEmpty {
             guard results.push(.units(units)) else { throw .cancelled }
@@ -196,10 +202,11 @@ final class ParseWorker: RecordSink {
     /// Cuts the batcher's rows with the item's checkpoint onto the result
     /// queue; `false` when the queue refused them (the run is stopping).
     /// The checkpoint counts the input's bytes before the item, or all of
-    /// them `atEnd` of the input (as a single parse thread counts them).
-    private func cut(atEnd: Bool = false) -> Bool {
+    /// them `atEnd` of the input (as a single parse thread counts them),
+    /// and its first `records` (by default every record read).
+    private func cut(atEnd: Bool = false, records: Int? = nil) -> Bool {
         guard let item, let assembler = input?.assembler, !batcher.isEmpty else { return true }
-        let records = assembler.recordCount
+        let records = records ?? assembler.recordCount
         let bytes = atEnd ? item.units?.inputBytes ?? item.bytesBefore + Int64(item.bytes.count) : item.bytesBefore
         let group = batcher.cut(
             checkpoint: Checkpoint(input: item.name, records: records, bytes: bytes, identity: item.identity),

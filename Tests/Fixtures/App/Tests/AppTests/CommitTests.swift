@@ -25,9 +25,10 @@ import Testing
         #expect(resumed.records == 2_000 && resumed[entity: "Event"]?.inserted == 2_000)
     }
 
-    /// Key order, failed while reading (bad input): every full batch read
-    /// before the error is applied and committed with its checkpoint.
-    @Test func keyOrderFailedWhileReadingKeepsTheBatchesRead() throws {
+    /// Key order, failed while reading (bad input): every record before
+    /// the one that failed is applied and committed with its checkpoint,
+    /// the batch being filled included.
+    @Test func keyOrderFailedWhileReadingKeepsTheRecordsBeforeTheError() throws {
         let directory = temporaryDirectory()
         let store = directory.appendingPathComponent("s.sqlite").path
         let input = try events(1...1_100, in: directory)
@@ -37,9 +38,9 @@ import Testing
         try handle.close()
         #expect(throws: ImportError.self) { try importer(store).runBlocking(inputs: [input]) }
         #expect(try lastRun(store) == .failed)
-        // 200 a batch: five full batches; the 100 records of the sixth were not cut yet.
-        #expect(try rows(store) == 1_000)
-        #expect(try Status.read(store: store).checkpoints.first?.records == 1_000)
+        // 200 a batch: five full batches, and the 100 records of the sixth, not cut yet.
+        #expect(try rows(store) == 1_100)
+        #expect(try Status.read(store: store).checkpoints.first?.records == 1_100)
     }
 
     /// Key order, cancelled while applying: the batches applied before the
