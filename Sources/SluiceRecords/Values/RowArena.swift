@@ -72,12 +72,14 @@
         usedBytes + cellCount * MemoryLayout<Cell>.stride + rowOrdinals.count * 8
     }
 
-    /// The least a buffer grows by, in elements; it grows by an eighth of
-    /// its length at least, so that a buffer filled row by row grows
-    /// O(log n) times, and no more than an eighth of it is filler the rows
-    /// may never use (the filler is written, so it is resident, unlike the
-    /// capacity `Array` doubles to: the sorter's arenas are most of the
-    /// store side's peak).
+    /// The least a buffer grows by, in elements (a page's worth of bytes,
+    /// 4 KiB of cells; not measured against other values); it grows by an
+    /// eighth of its length at least, so that a buffer filled row by row
+    /// grows O(log n) times, and no more than an eighth of it is filler the
+    /// rows may never use: the filler is written, so it is resident, unlike
+    /// the capacity `Array` doubles to, and the sorter's arenas are most of
+    /// the store side's peak (200,000 events, one thread: 45.9 MiB against
+    /// 44.6 with `Array`'s appends).
     private static let minimumGrowth = 256
     /// Absent cells, copied in to lengthen `cellBuffer`: appending a
     /// `repeatElement` went through the generic sequence path, 51 M
