@@ -43,7 +43,7 @@ import Testing
         #expect(target.withText(target[2, 0]) { Array($0) } == Array("first row".utf8))
         #expect((1..<9).allSatisfy { target[2, $0] == .absent })
         // The bytes copied follow the arena's own, a cell's after the one before.
-        #expect(target.bytes.count == 3 + 13 + 3 + 8 + 9)
+        #expect(target.byteCount == 3 + 13 + 3 + 8 + 9)
     }
 }
 
