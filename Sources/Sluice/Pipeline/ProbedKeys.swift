@@ -31,10 +31,10 @@ final class ProbedKeys {
     /// changed, 58.8 MiB of peak against 63.1 (docs/nightly-sync.md, "A
     /// large change beside kept records").
     static let maxHeld = 100_000
-    /// The spilled keys the filter is sized for (32 bits each: 2 MiB); past
-    /// them more kept keys are let through to the merge (at 2,000,000 spilled
-    /// keys, about 11% of the kept keys not spilled), none missed.
-    static let filterKeys = 1 << 19
+    /// The spilled keys the filter is sized for (``KeyFilter/bitsPerKey``
+    /// each: 2 MiB); past them more kept keys are let through to the merge,
+    /// none missed.
+    static let filterKeys = 1 << 21
     /// The budget of each of the two sorters of spilled keys.
     static let sorterBytes = 2 << 20
 
@@ -45,8 +45,20 @@ final class ProbedKeys {
         var mixed: Bool
     }
 
-    /// The keys held, by identity (``UnitKeys/identity(_:)``).
-    var held: [[UInt8]: Contribution] = [:]
+    /// A key and its table, as a dictionary key: its bytes hashed in one
+    /// call (an array of bytes hashes byte by byte).
+    struct HeldKey: Hashable {
+        var table: Int
+        var key: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(table)
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    /// The keys held.
+    var held: [HeldKey: Contribution] = [:]
     /// The keys spilled: the digest of the identity, the contribution as the
     /// payload, the identity as the bytes.
     private let spilled: DigestSorter
@@ -69,14 +81,15 @@ final class ProbedKeys {
 
     /// Notes one key a probed unit produced, with its contribution.
     func add(_ entry: UnitKeys.Entry) throws(SpillError) {
-        let identity = UnitKeys.identity(entry)
-        if let seen = held[identity] {
-            if seen.first != entry.contribution { held[identity]?.mixed = true }
+        let key = HeldKey(table: entry.table, key: entry.key)
+        if let seen = held[key] {
+            if seen.first != entry.contribution { held[key]?.mixed = true }
         } else if held.count < Self.maxHeld {
-            held[identity] = Contribution(first: entry.contribution, mixed: false)
+            held[key] = Contribution(first: entry.contribution, mixed: false)
         } else {
             if filter == nil { filter = KeyFilter(count: Self.filterKeys) }
             entry.key.withUnsafeBytes { filter?.insert(table: entry.table, key: $0) }
+            let identity = UnitKeys.identity(entry)
             let digest = identity.withUnsafeBytes { hasher.digest($0) }
             try spilled.add(DigestEntry(digest: digest, payload: entry.contribution), bytes: identity)
         }

@@ -91,12 +91,11 @@ extension SkipPlan {
 
     /// Selects the kept units (`kept`, in digest order) that produce a key
     /// the probed units contribute something else to, and records every key
-    /// whose contributions disagree as mixed (a held key marked in `probed`
-    /// in place: a copy held a second dictionary of every probed key; a
-    /// spilled one found by ``ProbedKeys/closeSpilled(_:)`` once the scan has
-    /// met every kept unit). In the same scan, drops from ``removedKeys``
-    /// every key a kept unit produces (a key several units write goes only
-    /// when none of this run's does), and hands each kept unit's keys to
+    /// whose contributions disagree as mixed (a held key as the scan meets
+    /// it, looked up in ``ClosureKeys``; a spilled one found by
+    /// ``ProbedKeys/closeSpilled(_:)`` once the scan has met every kept
+    /// unit). In the same scan, notes every removed key a kept unit
+    /// produces, dropped from ``removedKeys`` after it, and hands each kept unit's keys to
     /// `fallback` (the entities swept in proportion, when their removed keys
     /// overflowed). A kept unit whose keys do not read, or that `fallback`
     /// cannot read, is parsed. A key none of them holds is told apart in
@@ -106,25 +105,16 @@ extension SkipPlan {
     func close(
         over probed: ProbedKeys, kept sorted: SortedDigests, store: any ImportStore, fallback: SkippedKeys?
     ) throws(ImportError) {
-        var filter = KeyFilter(count: probed.held.count + removedKeys.reduce(0) { $0 + $1.count })
-        let filtered = probed.held.keys.allSatisfy { filter.insert(identity: $0) }
-        for (table, keys) in removedKeys.enumerated() {
-            for key in keys { key.withUnsafeBytes { filter.insert(table: table, key: $0) } }
-        }
+        let keys = ClosureKeys(held: probed.held, removed: removedKeys)
         // What the scan reads and changes for each key, in locals: through
         // the plan's and the probe's properties, each key cost dynamic
         // exclusivity checks, retains and releases (141 M of the 336 M
         // instructions the keys took, callgrind, the 200,000-event next day).
+        let filter = keys.filter
         let spilled = probed.spilledFilter
         let probedNone = probed.isEmpty
-        var held = probed.held
-        probed.held = [:]
-        var removed = removedKeys
-        removedKeys = []
-        defer {
-            probed.held = held
-            removedKeys = removed
-        }
+        var held = keys.held
+        var met = [Bool](repeating: false, count: keys.count)
         var identity: [UInt8] = []
         var next: DigestEntry?
         do { next = try sorted.nextEntry() } catch { throw .spill(error) }
@@ -147,21 +137,20 @@ extension SkipPlan {
                 guard !payloads.isEmpty else { return }
                 var affected = false
                 let readable = UnitKeys.forEachKey(unit.keys, digest: unit.digest) { table, bytes, contribution in
-                    let mayHold = !filtered || filter.mayContain(table: table, key: bytes)
-                    let maySpill = spilled?.mayContain(table: table, key: bytes) ?? false
+                    let hash = KeyFilter.hash(table: table, key: bytes)
+                    let mayHold = filter.mayContain(hash: hash)
+                    let maySpill = spilled?.mayContain(hash: hash) ?? false
                     guard mayHold || maySpill else { return }
-                    if mayHold && table < removed.count && !removed[table].isEmpty {
-                        removed[table].remove(Array(bytes))
-                    }
+                    let index = mayHold ? keys.index(of: bytes, table: table, hash: hash) : nil
+                    if let index { met[index] = true }
                     guard !probedNone else { return }
-                    UnitKeys.identity(table: table, key: bytes, into: &identity)
-                    if mayHold, let index = held.index(forKey: identity) {
-                        let seen = held.values[index]
+                    if let index, let seen = held[index] {
                         if seen.mixed || seen.first != contribution {
                             affected = true
-                            held.values[index].mixed = true
+                            held[index]?.mixed = true
                         }
                     } else if maySpill {
+                        UnitKeys.identity(table: table, key: bytes, into: &identity)
                         do throws(SpillError) {
                             try probed.meet(identity, contribution: contribution, payloads: payloads)
                         } catch {
@@ -178,9 +167,16 @@ extension SkipPlan {
             throw .store(error)
         }
         if let failure { throw .spill(failure) }
+        // A key several units write goes only when none of this run's does.
+        for index in 0..<keys.count where keys.removed[index] && met[index] {
+            removedKeys[keys.table(index)].remove(keys.key(index))
+        }
         let spilledMixed: [[UInt8]]
         do { spilledMixed = try probed.closeSpilled { reselect($0) } } catch { throw .spill(error) }
-        mark(mixed: Set(held.filter(\.value.mixed).keys).union(spilledMixed))
+        let heldMixed = held.indices.filter { held[$0]?.mixed == true }.map {
+            UnitKeys.identity(table: keys.table($0), key: keys.key($0))
+        }
+        mark(mixed: Set(heldMixed).union(spilledMixed))
     }
 
     /// Whether JSON input of `format` holds several top-level values, as the
