@@ -105,16 +105,20 @@ extension SkipPlan {
     func close(
         over probed: ProbedKeys, kept sorted: SortedDigests, store: any ImportStore, fallback: SkippedKeys?
     ) throws(ImportError) {
+        let probedNone = probed.isEmpty
         let keys = ClosureKeys(held: probed.held, removed: removedKeys)
+        // Let go: the probe's dictionary took about 180 bytes a key, the closure's table about 70.
+        probed.held = [:]
         // What the scan reads and changes for each key, in locals: through
         // the plan's and the probe's properties, each key cost dynamic
         // exclusivity checks, retains and releases (141 M of the 336 M
         // instructions the keys took, callgrind, the 200,000-event next day).
         let filter = keys.filter
         let spilled = probed.spilledFilter
-        let probedNone = probed.isEmpty
-        var held = keys.held
+        // Each key's state in the scan, in an array small enough to stay in
+        // cache: a kept unit met it, and the kept units disagree with the probe.
         var met = [Bool](repeating: false, count: keys.count)
+        var mixed = keys.entries.map(\.mixedInProbe)
         var identity: [UInt8] = []
         var next: DigestEntry?
         do { next = try sorted.nextEntry() } catch { throw .spill(error) }
@@ -144,10 +148,10 @@ extension SkipPlan {
                     let index = mayHold ? keys.index(of: bytes, table: table, hash: hash) : nil
                     if let index { met[index] = true }
                     guard !probedNone else { return }
-                    if let index, let seen = held[index] {
-                        if seen.mixed || seen.first != contribution {
+                    if let index, keys.entries[index].isHeld {
+                        if mixed[index] || keys.entries[index].first != contribution {
                             affected = true
-                            held[index]?.mixed = true
+                            mixed[index] = true
                         }
                     } else if maySpill {
                         UnitKeys.identity(table: table, key: bytes, into: &identity)
@@ -168,13 +172,13 @@ extension SkipPlan {
         }
         if let failure { throw .spill(failure) }
         // A key several units write goes only when none of this run's does.
-        for index in 0..<keys.count where keys.removed[index] && met[index] {
-            removedKeys[keys.table(index)].remove(keys.key(index))
+        for (index, entry) in keys.entries.enumerated() where entry.isRemoved && met[index] {
+            removedKeys[Int(entry.table)].remove(keys.key(index))
         }
         let spilledMixed: [[UInt8]]
         do { spilledMixed = try probed.closeSpilled { reselect($0) } } catch { throw .spill(error) }
-        let heldMixed = held.indices.filter { held[$0]?.mixed == true }.map {
-            UnitKeys.identity(table: keys.table($0), key: keys.key($0))
+        let heldMixed = keys.entries.indices.filter { keys.entries[$0].isHeld && mixed[$0] }.map {
+            UnitKeys.identity(table: Int(keys.entries[$0].table), key: keys.key($0))
         }
         mark(mixed: Set(heldMixed).union(spilledMixed))
     }
