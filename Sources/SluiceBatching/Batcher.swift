@@ -22,6 +22,12 @@ package final class Batcher: RecordSink {
     private let limits: BatchLimits
     @exclusivity(unchecked) var arenas: [RowArena?]
     @exclusivity(unchecked) var linkArenas: [RowArena?]
+    /// The arenas the consumer of the groups gave back, emptied, which a
+    /// table's first rows of a group take before a new arena: a new one
+    /// grows from empty, each growth written whole, at every group (the
+    /// parse thread's `RowArena.grow`, 26 M instructions of a 20,000-event
+    /// first import; docs/performance.md, "Arenas kept across groups").
+    package var spares: ArenaPool?
     /// Nested objects deeper than this are an error (trees cannot cycle, but
     /// a hostile document can nest deeply).
     private let maxNesting = 64
@@ -264,7 +270,8 @@ package final class Batcher: RecordSink {
         }
         guard present else { return }
         let shape = linkShapes[link]
-        var arena = linkArenas[link].take() ?? RowArena(columnCount: shape.columns)
+        var arena =
+            linkArenas[link].take() ?? spares?.take(columnCount: shape.columns) ?? RowArena(columnCount: shape.columns)
         let before = arena.byteSize
         defer {
             bytes += arena.byteSize - before
@@ -333,7 +340,16 @@ package final class Batcher: RecordSink {
     private func take(_ entity: Int) -> RowArena {
         // Moved out rather than copied: a copy retained and released the
         // arena's three buffers per record.
-        arenas[entity].take() ?? RowArena(columnCount: mappers[entity].schema.columns.count)
+        arenas[entity].take() ?? newArena(entity)
+    }
+
+    /// An arena for `entity`'s first rows of a group: a spare, or a new
+    /// one. Apart from ``take(_:)``, whose every call would read the schema
+    /// (a copy of it, retains and releases: 11 M instructions of a
+    /// 20,000-event first import).
+    private func newArena(_ entity: Int) -> RowArena {
+        let columns = mappers[entity].schema.columns.count
+        return spares?.take(columnCount: columns) ?? RowArena(columnCount: columns)
     }
 
     /// Whether `node` is a nested object (an XML element with attributes or

@@ -14,14 +14,11 @@ extension SyncCrashTests {
     func standardInputNight(
         _ kind: RecordDigestTests.Kind, _ directory: URL
     ) throws -> (base: String, night: Data, expected: [[[String?]]]) {
-        let more = Self.events(Array(1...30_500), name: "more.jsonl")
-        let day0 = Self.events(Array(1...30_000), name: "day0.jsonl")
-        let most = Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
         let base = try newStore(kind, directory, "base")
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, more]).status == 0)
-        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, day0]).status == 0)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, Self.more]).status == 0)
+        #expect(try runCommand(sluice, ["import", "--mapping", mapping, "--into", base, Self.day0]).status == 0)
         let reference = try copy(of: base, directory, "reference")
-        let night = try Data(contentsOf: URL(fileURLWithPath: most))
+        let night = try Data(contentsOf: URL(fileURLWithPath: Self.most))
         let clean = try runCommand(sluice, standardInputSync(reference, directory), input: night)
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect(try skipped(directory) == 27_000)

@@ -24,6 +24,11 @@ import Testing
     static let all = events(Array(1...60_000), name: "all.jsonl")
     static let third = events((1...60_000).filter { $0 % 3 == 0 }, name: "third.jsonl")
     static let small = events(Array(1...15_000), name: "small.jsonl")
+    /// The nights' day 0 (30,000 events), the day before it (30,500) and
+    /// their next day (every tenth of day 0's gone).
+    static let day0 = events(Array(1...30_000), name: "day0.jsonl")
+    static let more = events(Array(1...30_500), name: "more.jsonl")
+    static let most = events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl")
 
     /// The rows of `tables` in `store` (a SQLite file or a PostgreSQL
     /// database), in key order.
@@ -44,6 +49,15 @@ import Testing
     static func killed(
         _ arguments: [String], input: Data? = nil, held: Int? = nil, timeout: Double = 60, when ready: () -> Bool
     ) throws -> Bool {
+        try killed(arguments, input: input, held: held, timeout: timeout) { (_: Int32) in ready() }
+    }
+
+    /// ``killed(_:input:held:timeout:when:)`` with `ready` handed the
+    /// process's id, to read what `/proc` says of it.
+    static func killed(
+        _ arguments: [String], input: Data? = nil, held: Int? = nil, timeout: Double = 60,
+        when ready: (_ pid: Int32) -> Bool
+    ) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sluice)
         process.arguments = arguments
@@ -57,7 +71,7 @@ import Testing
             writer.start()
         }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline && !ready() { usleep(1_000) }
+        while process.isRunning && Date() < deadline && !ready(process.processIdentifier) { usleep(1_000) }
         var wasKilled = false
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
@@ -124,11 +138,8 @@ import Testing
         let seen = "SELECT count(*) FROM \"_sluice_seen_Event\""
         let night = KilledNight(
             mapping: mapping,
-            days: [
-                Self.events(Array(1...30_500), name: "more.jsonl"), Self.events(Array(1...30_000), name: "day0.jsonl"),
-            ],
-            covered: ("SELECT count(*) FROM _sluice_digest_covered", [["0"]]),
-            options: ["--delete-missing"], next: Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl"),
+            days: [Self.more, Self.day0], covered: ("SELECT count(*) FROM _sluice_digest_covered", [["0"]]),
+            options: ["--delete-missing"], next: Self.most,
             unchanged: 27_000, attempts: 6, phase: "while the keys were recorded", againOnlyOnceAFreshKillLanded: true
         ) { sync, store, _ in
             let wasKilled = try killed(sync, into: store, once: seen)
@@ -147,9 +158,8 @@ import Testing
     @Test(arguments: RecordDigestTests.kinds)
     func aKillOnceTheRemovedKeysAreRecordedEndsWhereAnUninterruptedRunDoes(kind: RecordDigestTests.Kind) throws {
         var night = KilledNight(
-            mapping: mapping, days: [Self.events(Array(1...30_000), name: "day0.jsonl")],
-            covered: ("SELECT entity FROM _sluice_digest_covered", [["Event"]]),
-            options: ["--delete-missing"], next: Self.events((1...30_000).filter { $0 % 10 != 0 }, name: "most.jsonl"),
+            mapping: mapping, days: [Self.day0], covered: ("SELECT entity FROM _sluice_digest_covered", [["Event"]]),
+            options: ["--delete-missing"], next: Self.most,
             unchanged: 27_000, attempts: 8, phase: "once the removed keys were recorded"
         ) { sync, store, attempt in
             let removed = "SELECT count(*) FROM \"_sluice_removed_Event\""

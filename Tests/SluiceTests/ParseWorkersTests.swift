@@ -49,7 +49,7 @@ import Testing
             Mapping.parse(yaml: "entities:\n  Event: {records: \"$.events[*]\", key: id, attributes: {id: integer}}"))
         let options = options(threads: 2)
         #expect(ParseWorkers.refusal(nested, options) == nil)
-        let exchange = PipelineExchange(limits: options.batch, cancelled: Flag())
+        let exchange = PipelineExchange(limits: options.batch, tables: 1, cancelled: Flag())
         let side = ParseSide(
             compiled: nested, options: options, exchange: exchange, identities: [:], resumePoints: [:],
             resumedStreams: [:], spill: ValueSpill(directory: NSTemporaryDirectory()))

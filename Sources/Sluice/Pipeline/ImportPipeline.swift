@@ -110,7 +110,8 @@ final class ImportPipeline {
             options.order == .key
             ? KeyOrderSorter(directory: sortDirectory, options: options.sort, aside: parsesOnWorkers) : nil
         if recorder != nil { sorter?.mixedKeys = MixedKeyLog() }
-        exchange = PipelineExchange(limits: options.batch, cancelled: cancellation)
+        exchange = PipelineExchange(
+            limits: options.batch, tables: compiled.mappers.count + compiled.links.count, cancelled: cancellation)
         parseSide = ParseSide(
             compiled: compiled, options: options, exchange: exchange, identities: identities,
             resumePoints: resumePoints,

@@ -71,6 +71,7 @@ final class ParseSide: RecordSink {
         self.resumePoints = resumePoints
         self.resumedStreams = resumedStreams
         batcher = Batcher(compiled, limits: options.batch)
+        batcher.spares = exchange.spares
     }
 
     /// Records read so far, all inputs together.

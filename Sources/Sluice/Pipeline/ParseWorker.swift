@@ -98,13 +98,18 @@ final class ParseWorker: RecordSink {
 
     /// A worker for `compiled` under `options`, spilling large values into
     /// the run's `spill`, stopped early by `cancelled`; hashing units under
-    /// `secret` in a run that keeps record digests.
-    init(compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag, secret: [UInt8]?) {
+    /// `secret` in a run that keeps record digests, its batcher reusing the
+    /// arenas in `spares`.
+    init(
+        compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag, secret: [UInt8]?,
+        spares: ArenaPool
+    ) {
         unit = secret.map(PendingUnit.init)
         self.compiled = compiled
         self.options = options
         self.cancelled = cancelled
         batcher = Batcher(compiled, limits: options.batch)
+        batcher.spares = spares
         self.spill = spill
         items = BlockingQueue(capacity: 1)
         results = BlockingQueue(capacity: 1)

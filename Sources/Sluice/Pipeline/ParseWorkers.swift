@@ -71,7 +71,7 @@ final class ParseWorkers {
         workers = (0..<count).map { _ in
             ParseWorker(
                 compiled: compiled, options: options, spill: spill, cancelled: exchange.cancelled,
-                secret: recorder?.secret)
+                secret: recorder?.secret, spares: exchange.spares)
         }
         do {
             for worker in workers { threads.append(try Worker { worker.run() }) }

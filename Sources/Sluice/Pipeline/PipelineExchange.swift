@@ -18,12 +18,20 @@ struct PipelineExchange: Sendable {
     /// Why the store side stopped; set before it fails ``groups``, so a push
     /// that the queue refuses finds it.
     let failure = Shared<ImportError?>(nil)
+    /// The arenas of the group the store side is done with, for the
+    /// batchers of the parse side and the workers (``Batcher/spares``): at
+    /// most one a table, each of at most twice ``BatchLimits/maxBytes`` (a
+    /// group of a few huge rows is let go). Sixteen held 7.5 to 8.6 MiB more at
+    /// the peak of a 200,000-event import on one thread.
+    let spares: ArenaPool
 
     /// An exchange whose queue holds `limits.queueDepth` groups and
-    /// `limits.maxBytes` of rows, cancelled by `cancelled`.
-    init(limits: BatchLimits, cancelled: Flag) {
+    /// `limits.maxBytes` of rows, cancelled by `cancelled`, whose spares keep
+    /// an arena for each of `tables`.
+    init(limits: BatchLimits, tables: Int, cancelled: Flag) {
         groups = BlockingQueue(capacity: limits.queueDepth, weightLimit: limits.maxBytes) { $0.byteSize }
         self.cancelled = cancelled
+        spares = ArenaPool(capacity: tables, maxBytes: 2 * limits.maxBytes)
     }
 
     /// The store side's failure, once the queue refused a group or the

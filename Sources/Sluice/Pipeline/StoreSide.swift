@@ -82,6 +82,8 @@ final class StoreSide {
                 }
                 recordsQueued = group.records
                 bytesQueued = group.rawBytes
+                // Consumed: a batcher that takes an arena finds it unshared.
+                exchange.spares.give(rowsOf: consume group)
                 reportProgress(.reading)
             } catch {
                 exchange.failure.set(error)
@@ -89,6 +91,8 @@ final class StoreSide {
                 return
             }
         }
+        // The parse has ended: the last group's arenas would be held through the apply of the sorted rows.
+        exchange.spares.removeAll()
         guard let sorter, exchange.applySorted.isSet, !exchange.cancelled.isSet else { return }
         do { try applyInKeyOrder(sorter) } catch { exchange.failure.set(error) }
     }

@@ -42,4 +42,30 @@ package final class ArenaPool: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         return arenas.popLast()
     }
+
+    /// An arena of `columnCount` columns given back earlier, emptied
+    /// (``RowArena/reuse(columnCount:)``), or nil when none is waiting: an
+    /// arena of another table's shape would hold its buffers' length for
+    /// this one's rows while that table's next arena grew anew. O(pool).
+    package func take(columnCount: Int) -> RowArena? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        guard let index = arenas.lastIndex(where: { $0.columnCount == columnCount }) else { return nil }
+        var arena = arenas.remove(at: index)
+        arena.reuse(columnCount: columnCount)
+        return arena
+    }
+
+    /// Lets every arena go.
+    package func removeAll() {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        arenas = []
+    }
+
+    /// Keeps the arenas of `group`'s batches, whose rows its consumer is
+    /// done with.
+    package func give(rowsOf group: consuming BatchGroup) {
+        while let batch = group.batches.popLast() { give(batch.rows) }
+    }
 }

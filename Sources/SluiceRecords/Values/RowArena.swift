@@ -295,6 +295,16 @@
         }
     }
 
+    /// Empties the arena and makes it `columnCount` columns wide, keeping
+    /// its buffers for the rows of another table (``beginRow(ordinal:)``
+    /// writes every cell of a row's slot). O(1).
+    @_spi(Machinery) public mutating func reuse(columnCount newCount: Int) {
+        removeAll()
+        columnCount = newCount
+        rowStride = newCount
+        spill = nil
+    }
+
     /// Empties the arena, keeping its buffers for the next batch. O(1)
     /// (each `Array.removeAll(keepingCapacity:)` cost about 100
     /// instructions, and the merge's reader empties its arena at every row).
