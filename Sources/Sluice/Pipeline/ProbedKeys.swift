@@ -7,12 +7,12 @@ import SluiceBatching
 /// them with another contribution.
 ///
 /// The first ``maxHeld`` keys are held in a dictionary (about 180 bytes a
-/// key: its identity, an array of its own, and the entry). A key first met
+/// key: its bytes, an array of its own, and the entry). A key first met
 /// past them is spilled: a ``DigestSorter`` entry under a keyed digest of its
 /// identity (its contribution and identity with it: about 35 bytes on disk
-/// for an integer key), and a bit in a ``KeyFilter`` of ``filterKeys``. The
+/// for an integer key), and its bits in a ``KeyFilter`` of ``filterKeys``. The
 /// closure's scan of the kept units looks a key up among the held ones
-/// (``held``) and hands one ``spilledFilter`` may hold to ``meet(_:contribution:payloads:)``,
+/// (in a ``ClosureKeys`` made of ``held``) and hands one ``spilledFilter`` may hold to ``meet(_:contribution:payloads:)``,
 /// a second sorter's entry with the kept unit's payload; ``closeSpilled(_:)``
 /// then merges the two sorters by digest. So the probe holds at most
 /// ``maxHeld`` keys, the filter (2 MiB) and two sorters' budgets however
