@@ -3,8 +3,8 @@ import Testing
 @testable import SluiceBatching
 
 /// The filter the scan of kept units asks first: never "no" for a key
-/// inserted (by its table and bytes, or by its identity), and "maybe" for
-/// few of the keys never inserted.
+/// inserted (by its table and bytes, or by its hash), and "maybe" for few
+/// of the keys never inserted.
 @Suite struct KeyFilterTests {
     /// The bytes of key `number`, as varied in length as keys are.
     func key(_ number: Int) -> [UInt8] {
@@ -15,8 +15,7 @@ import Testing
         var filter = KeyFilter(count: 10_000)
         for number in 0..<5_000 { key(number).withUnsafeBytes { filter.insert(table: number % 3, key: $0) } }
         for number in 5_000..<10_000 {
-            let inserted = filter.insert(identity: UnitKeys.identity(table: number % 3, key: key(number)))
-            #expect(inserted)
+            key(number).withUnsafeBytes { filter.insert(hash: KeyFilter.hash(table: number % 3, key: $0)) }
         }
         for number in 0..<10_000 {
             #expect(key(number).withUnsafeBytes { filter.mayContain(table: number % 3, key: $0) })
@@ -29,12 +28,5 @@ import Testing
             key(number).withUnsafeBytes { filter.mayContain(table: number % 3, key: $0) }
         }
         #expect(others.count < 1_000 && unseen.count < 1_000, "\(others.count), \(unseen.count) of 10,000")
-    }
-
-    /// An identity that does not read is refused, not inserted as another key.
-    @Test func refusesAMalformedIdentity() {
-        var filter = KeyFilter(count: 1)
-        let inserted = filter.insert(identity: [0x80])
-        #expect(!inserted)
     }
 }

@@ -43,12 +43,6 @@ package struct KeyFilter {
         words[Int(hash >> 12 & mask)] |= Self.bits(hash)
     }
 
-    /// Adds the key of `identity` (``UnitKeys/identity(table:key:)``); false
-    /// when it is malformed.
-    package mutating func insert(identity: [UInt8]) -> Bool {
-        UnitKeys.split(identity) { table, key in insert(table: table, key: key) }
-    }
-
     /// False when `key` of table `table` was never inserted.
     package func mayContain(table: Int, key: UnsafeRawBufferPointer) -> Bool {
         mayContain(hash: Self.hash(table: table, key: key))

@@ -57,17 +57,6 @@ package enum UnitKeys {
         bytes.append(contentsOf: key)
     }
 
-    /// Calls `body` with the table and the key's bytes of `identity`
-    /// (``identity(table:key:)``); false when it is malformed.
-    package static func split(_ identity: [UInt8], _ body: (Int, UnsafeRawBufferPointer) -> Void) -> Bool {
-        identity.withUnsafeBytes { raw in
-            var position = 0
-            guard let table = RowCoding.readVarint(raw, &position) else { return false }
-            body(Int(table), UnsafeRawBufferPointer(rebasing: raw[position...]))
-            return true
-        }
-    }
-
     /// The encoding of the key of row `row` of `rows`, its cells in
     /// `columns`, as an entry holds it (``Entry/key``).
     package static func key(of rows: RowArena, row: Int, columns: [Int]) -> [UInt8] {
