@@ -125,6 +125,54 @@ import Testing
         #expect(folded, "the changes never outgrew their share")
     }
 
+    /// Units with long keys (entries of 141 to 320 bytes, and one of 5,000)
+    /// are packed by bytes as well as by count: in stores of 4 and 16 KiB
+    /// pages every page but a lone long entry's holds at most
+    /// ``UnitPage/rowBytes(pageSize:)`` bytes, so that no row spills onto
+    /// an overflow page (SQLite's `dbstat` agrees where the library has it),
+    /// the pages are about even, and the set reads back whole, before and
+    /// after changes scattered over it.
+    @Test(arguments: [4_096, 16_384]) func pagesHoldWholeOnTheirBTreePage(pageSize: Int) throws {
+        let path = TestPaths.temporaryDirectory().appendingPathComponent("d.sqlite").path
+        var options = StoreOptions()
+        options.pageSize = pageSize
+        let store = try SQLiteStore(path: path, options: options)
+        try store.startDigests(fingerprint: "f", secret: Array(repeating: 7, count: 64), fresh: true)
+        var model: [UnitDigest: StoredUnit] = [:]
+        let first = (1...3_000).map { unit(UInt64($0), keys: String(repeating: "x", count: 120 + $0 % 180)) }
+            .sorted { $0.digest < $1.digest }
+        for unit in first { model[unit.digest] = unit }
+        try store.saveUnits(first, removing: [], last: true)
+        let long = StoredUnit(
+            digest: UnitDigest(high: 1 << 62, low: 5), keys: Array(repeating: 9, count: 4_979), pinned: false)
+        let edited = first.enumerated().filter { $0.offset % 97 == 0 }.map {
+            StoredUnit(digest: $0.element.digest, keys: Array("edited".utf8), pinned: true)
+        }
+        for unit in edited + [long] { model[unit.digest] = unit }
+        let reopened = try SQLiteStore(path: path, options: options)
+        try reopened.startDigests(fingerprint: "f", secret: Array(repeating: 7, count: 64), fresh: false)
+        try reopened.saveUnits((edited + [long]).sorted { $0.digest < $1.digest }, removing: [], last: true)
+        #expect(try units(reopened) == model.values.sorted { $0.digest < $1.digest })
+
+        let reader = StoreReader(path)
+        #expect(reader.value("PRAGMA page_size") == String(pageSize))
+        let limit = UnitPage.rowBytes(pageSize: pageSize)
+        for table in ["_sluice_unit_pages", "_sluice_unit_changes"] {
+            let rows = reader.rows("SELECT count, length(units) FROM \(table)").map {
+                ($0[0].flatMap { Int($0) } ?? -1, $0[1].flatMap { Int($0) } ?? -1)
+            }
+            #expect(
+                rows.allSatisfy { $0.0 > 0 && $0.0 <= UnitPage.capacity && ($0.1 <= limit || $0.0 == 1) }, "\(table)")
+        }
+        let pages = reader.rows("SELECT length(units) FROM _sluice_unit_pages").compactMap { $0[0].flatMap { Int($0) } }
+        #expect(pages.count <= 2 * pages.reduce(0, +) / limit + 2, "pages less than half full on average")
+        let overflow = reader.value(
+            "SELECT count(*) FROM dbstat WHERE name = '_sluice_unit_pages' AND pagetype = 'overflow'")
+        // The lone 5,000-byte entry's row takes one or two overflow pages.
+        #expect(
+            overflow.map { $0.hasPrefix("error: no such table") || (Int($0) ?? 99) <= 2 } == true, "\(overflow ?? "")")
+    }
+
     /// A store whose digests were kept one unit a row (digest version 1)
     /// loses that table when a run starts, and reports no units before.
     @Test func theOldLayoutIsDropped() throws {

@@ -204,7 +204,7 @@ extension SQLiteStore {
         do throws(StoreError) {
             let sums: (units: Int, bytes: Int64)
             if unitsToPages {
-                let pages = try UnitPageStatements(connection, table: "_sluice_unit_pages", action)
+                let pages = try UnitPageStatements(connection, table: "_sluice_unit_pages", pageSize: pageSize, action)
                 try apply(changes[...], to: pages, action)
                 sums = (pages.units, pages.bytes)
             } else {

@@ -28,7 +28,7 @@ extension SQLiteStore {
     func saveChanges(
         _ changes: [(digest: UnitDigest, unit: StoredUnit?)], _ action: String
     ) throws(StoreError) -> (units: Int, bytes: Int64) {
-        let pages = try UnitPageStatements(connection, table: "_sluice_unit_changes", action)
+        let pages = try UnitPageStatements(connection, table: "_sluice_unit_changes", pageSize: pageSize, action)
         let stored = try UnitPageLookup(self, action)
         var sums = (units: 0, bytes: Int64(0))
         try rewritePages(of: pages, for: changes[...], action) { (kept, range) throws(StoreError) in
@@ -79,7 +79,7 @@ extension SQLiteStore {
         guard try counts.step(action) else { return }
         let (changed, units) = (Int(counts.int64(0)), Int(counts.int64(1)))
         guard changed > 0 && changed * Self.changesFoldShare > units else { return }
-        let pages = try UnitPageStatements(connection, table: "_sluice_unit_pages", action)
+        let pages = try UnitPageStatements(connection, table: "_sluice_unit_pages", pageSize: pageSize, action)
         let rows = try SQLiteStatement(connection, "SELECT units FROM _sluice_unit_changes ORDER BY first", action)
         while try rows.step(action) {
             let changes = try rows.withBlob(0) { (raw) throws(StoreError) in
@@ -165,7 +165,7 @@ final class UnitPageLookup {
     init(_ store: SQLiteStore, _ action: String) throws(StoreError) {
         self.store = store
         self.action = action
-        pages = try UnitPageStatements(store.connection, table: "_sluice_unit_pages", action)
+        pages = try UnitPageStatements(store.connection, table: "_sluice_unit_pages", pageSize: store.pageSize, action)
     }
 
     /// The bytes of `digest`'s entry in the pages, nil when they do not

@@ -21,8 +21,11 @@ import SluiceInput
 package final class SQLiteStore: RowStore {
     let connection: SQLiteConnection
     let options: StoreOptions
-    /// The pages the page cache holds: its bytes over the store's page size
-    /// (an existing store keeps its own), at least SQLite's floor of 10.
+    /// The store's page size in bytes: ``StoreOptions/pageSize`` for a store
+    /// this run creates, an existing store's own otherwise.
+    let pageSize: Int
+    /// The pages the page cache holds: its bytes over the store's page size,
+    /// at least SQLite's floor of 10.
     let cachePages: Int
     var tables: [String: TableState] = [:]
     /// The tables whose keys this run records as seen (see
@@ -121,7 +124,8 @@ package final class SQLiteStore: RowStore {
         try connection.execute("PRAGMA wal_autocheckpoint=0", "setting the WAL checkpoint")
         try connection.execute("PRAGMA cache_size=\(-(options.pageCacheBytes / 1024))", "setting the page cache")
         let pageSize = try connection.strings("PRAGMA page_size", column: 0, "reading the page size").first
-        cachePages = max(10, options.pageCacheBytes / max(512, pageSize.flatMap { Int($0) } ?? options.pageSize))
+        self.pageSize = max(512, pageSize.flatMap { Int($0) } ?? options.pageSize)
+        cachePages = max(10, options.pageCacheBytes / self.pageSize)
         if dryRun { try connection.beginDryRun("starting the dry run's transaction") }
         try connection.execute(
             """

@@ -20,13 +20,17 @@ final class UnitPageStatements {
     private let after: SQLiteStatement
     private let remove: SQLiteStatement
     private let insert: SQLiteStatement
+    /// The most bytes of entries a page is written with
+    /// (``UnitPage/rowBytes(pageSize:)``).
+    private let rowBytes: Int
     /// Units the pages written hold, less those of the pages deleted.
     private(set) var units = 0
     /// Bytes of units the pages written hold, less those of the pages deleted.
     private(set) var bytes: Int64 = 0
 
-    init(_ connection: SQLiteConnection, table: String, _ action: String) throws(StoreError) {
+    init(_ connection: SQLiteConnection, table: String, pageSize: Int, _ action: String) throws(StoreError) {
         self.action = action
+        rowBytes = UnitPage.rowBytes(pageSize: pageSize)
         atOrBefore = try SQLiteStatement(
             connection, "SELECT first, units FROM \(table) WHERE first <= ? ORDER BY first DESC LIMIT 1", action)
         firstPage = try SQLiteStatement(connection, "SELECT first, units FROM \(table) ORDER BY first LIMIT 1", action)
@@ -73,31 +77,39 @@ final class UnitPageStatements {
     }
 
     /// Writes `pieces` (in digest order; the kept ones spans of the old
-    /// page `old`) as pages of at most ``UnitPage/capacity`` units, as even
-    /// as they divide. A kept unit's entry is copied as it was.
+    /// page `old`) as pages of at most ``UnitPage/capacity`` units and
+    /// `rowBytes` bytes (a longer entry alone on its page), as even as they
+    /// divide. A kept unit's entry is copied as it was. O(pieces).
     func write(_ pieces: [UnitPage.Piece], from old: [UInt8]) throws(StoreError) {
         guard !pieces.isEmpty else { return }
-        let pages = (pieces.count + UnitPage.capacity - 1) / UnitPage.capacity
+        let total = pieces.reduce(0) { $0 + UnitPage.entryBytes($1) }
+        let pages = max((pieces.count + UnitPage.capacity - 1) / UnitPage.capacity, (total + rowBytes - 1) / rowBytes)
         var bytes: [UInt8] = []
-        for page in 0..<pages {
-            let lower: Int = pieces.count * page / pages
-            let upper: Int = pieces.count * (page + 1) / pages
-            let range = lower..<upper
+        var lower = 0
+        var page = 0
+        while lower < pieces.count {
+            let share = (pieces.count - lower + max(1, pages - page) - 1) / max(1, pages - page)
+            var upper = lower
             bytes.removeAll(keepingCapacity: true)
-            for piece in pieces[range] {
+            while upper < pieces.count && upper - lower < share {
+                let piece = pieces[upper]
+                guard upper == lower || bytes.count + UnitPage.entryBytes(piece) <= rowBytes else { break }
                 switch piece {
                 case .kept(let span): bytes += old[span.bytes]
                 case .saved(let unit): UnitPage.append(unit, to: &bytes)
                 case .removal(let digest): UnitPage.appendRemoval(digest, to: &bytes)
                 }
+                upper += 1
             }
             insert.rewind()
-            insert.bind(1, pieces[range.lowerBound].digest.bytes)
-            insert.bind(2, Int64(range.count))
+            insert.bind(1, pieces[lower].digest.bytes)
+            insert.bind(2, Int64(upper - lower))
             insert.bind(3, bytes)
             _ = try insert.run(action)
-            self.units += range.count
+            self.units += upper - lower
             self.bytes += Int64(bytes.count)
+            lower = upper
+            page += 1
         }
     }
 }
