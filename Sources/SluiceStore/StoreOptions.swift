@@ -5,15 +5,17 @@ public struct StoreOptions: Sendable, Equatable {
     /// SQLite page cache, in bytes (`PRAGMA cache_size`).
     public var pageCacheBytes: Int = 8 << 20
     /// The page size of a store being created (`PRAGMA page_size`, a power of
-    /// two from 512 to 65,536); an existing store keeps its own. Measured on
-    /// 2,000,000 generated events (1 GB), 16 KiB against SQLite's 4 KiB: new
-    /// store 35.4 s against 37.2 s, unchanged re-import 29.7 against 31.0 s,
-    /// update file 12.5 against 13.5 s (9% more bytes written), store 782
-    /// against 803 MB; the end-of-run dangling-reference scan reads a quarter
-    /// as many pages. 4 KiB pages suit a store that mostly takes change files
-    /// (2,000,000 events: the change file wrote 1,064 MB against 1,484, the
-    /// first import 2,789 against 2,565; docs/nightly-sync.md).
-    public var pageSize: Int = 16_384
+    /// two from 512 to 65,536); an existing store keeps its own. SQLite's 4
+    /// KiB: a nightly sync rewrites the pages its scattered changes fall on,
+    /// and a 4 KiB page is a quarter of a 16 KiB one. `Benchmarks/sync.py`,
+    /// 2,000,000 events, 4 against 16 KiB, one build: the next day with
+    /// `--delete-missing` wrote 862 MB against 2,026, the change file alone
+    /// 1,055 against 1,387 (CPU 3.59 s against 4.02); the first import 2,439
+    /// MB against 2,534 at the same CPU (alternating pairs in
+    /// docs/nightly-sync.md, "The page size, a third time"), the store 930
+    /// MB against 922. (16 KiB was the default until the record digests'
+    /// pages were sized to stay whole on a 4 KiB page.)
+    public var pageSize: Int = 4_096
     /// Keys looked up by one execution of the lookup statement; a batch of up
     /// to this many rows costs one query.
     public var lookupKeys: Int = 10_000
@@ -22,7 +24,7 @@ public struct StoreOptions: Sendable, Equatable {
     /// thread copies it in passes of a quarter of this meanwhile
     /// (`SQLiteCheckpointer`). 0: no copy before the store closes. SQLite's
     /// automatic checkpoint defaults to 1,000; 10,000 (up to 40 MB of WAL at
-    /// 4 KiB pages, 160 MB at 16 KiB) imported 200,000 generated events 4%
+    /// the default 4 KiB pages, 160 MB at 16 KiB) imported 200,000 generated events 4%
     /// faster (5.02–5.18 s against 5.35 s, key order, 4 KiB pages) with the
     /// same bytes written.
     public var walCheckpointPages: Int = 10_000

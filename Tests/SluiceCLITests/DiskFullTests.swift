@@ -41,7 +41,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: store + "-sluice-reserve"))
 
         // Room for the store and for the WAL, which grows to
-        // StoreOptions.walCheckpointPages (10,000 16 KiB pages) between checkpoints.
+        // StoreOptions.walCheckpointPages (10,000 pages of 4 KiB) between checkpoints.
         #expect(try runCommand("/bin/mount", ["-o", "remount,size=512m", disk]).status == 0)
         let resumed = try runCommand(sluice, arguments + ["--into", store, "--sort-dir", sortDir, "--resume"])
         #expect(resumed.status == 0, "\(resumed.stderr)")

@@ -146,7 +146,7 @@ import Testing
         _ = try store.apply(group([(2, "b", 2)]))
         #expect(StoreReader(path).value("PRAGMA page_size") == "8192")
         #expect(StoreReader(path).count("T") == 2)
-        #expect(StoreOptions().pageSize == 16_384)
+        #expect(StoreOptions().pageSize == 4_096)
     }
 
     @Test func unwritableStoreIsAnError() {
