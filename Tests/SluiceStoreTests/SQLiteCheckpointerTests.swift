@@ -53,6 +53,27 @@ import Testing
         #expect(reader.value("PRAGMA integrity_check") == "ok")
     }
 
+    @Test func eachPassStartsTheWritebackOfTheFileAndTheWAL() throws {
+        let writer = try SQLiteConnection(path: path)
+        try writer.execute("PRAGMA journal_mode=WAL", "test")
+        try writer.execute("CREATE TABLE T (a INTEGER PRIMARY KEY, b TEXT)", "test")
+        let checkpointer = try #require(try SQLiteCheckpointer(path: path, limitPages: Self.limit))
+        checkpointer.install(on: writer)
+        // 30 commits of about 12 pages: a pass each 5 pages of WAL, so one
+        // after every commit but those that wait at the limit's.
+        for _ in 0..<30 {
+            try writer.execute(
+                "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 100) "
+                    + "INSERT INTO T (b) SELECT hex(randomblob(200)) FROM n", "test")
+        }
+        checkpointer.stop()
+        writer.close()
+        // Two files a pass, each started once it was open.
+        #expect(checkpointer.writebacksStarted >= 2 * 20)
+        #expect(checkpointer.writebacksStarted % 2 == 0)
+        #expect(StoreReader(path).count("T") == 3_000)
+    }
+
     @Test func noCheckpointBeforeTheCloseWithWALCheckpointZero() throws {
         let written = try write(groups: 50, walPages: 0)
         // 5,000 rows: every page still in the WAL until the close copied it.
