@@ -54,6 +54,10 @@ extension PostgresCLITests {
         let reference = try copy(server, of: base, "reference")
         let clean = try runCommand(sluice, change + ["--into", reference])
         #expect(clean.status == 0, "\(clean.stderr)")
+        // The log's triggers and their functions went with the run.
+        let catalog = PostgresReader(reference)
+        #expect(catalog.value("SELECT count(*) FROM pg_trigger WHERE left(tgname, 16) = '_sluice_written_'") == "0")
+        #expect(catalog.value("SELECT count(*) FROM pg_proc WHERE left(proname, 16) = '_sluice_written_'") == "0")
         let changed = dump(reference)
         #expect(try dumpRun(reference) == 9_000)
         let after = dump(reference)

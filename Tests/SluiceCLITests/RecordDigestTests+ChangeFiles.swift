@@ -55,6 +55,29 @@ extension RecordDigestTests {
         #expect(try unchangedRecords(skipping) == 100)
     }
 
+    /// A change file that writes only an event's links (another tag for
+    /// one, none for another, their rows as they were) voids those events'
+    /// units: the dump again parses the two and restores their links.
+    @Test(arguments: kinds) func aChangeFileThatWritesOnlyLinksVoidsTheirSources(kind: Kind) throws {
+        let day0 = file((1...100).map { Self.event($0) })
+        let change = file([
+            Self.event(9).replacingOccurrences(of: #""tags": ["t1"]"#, with: #""tags": ["t1", "x"]"#),
+            Self.event(10).replacingOccurrences(of: #""tags": ["t2"]"#, with: #""tags": []"#),
+        ])
+        let (skipping, parsing) = (try store(kind), try store(kind))
+        for (target, extra) in [(skipping, [String]()), (parsing, ["--no-skip"])] {
+            _ = try run(target, extra + [day0])
+            let result = try runCommand(
+                sluice, ["import", "--mapping", Self.changes, "--into", target] + extra + [change])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(rows(skipping) == rows(parsing))
+        _ = try run(skipping, [day0])
+        #expect(try unchangedRecords(skipping) == 98)
+        _ = try run(parsing, ["--no-skip", day0])
+        #expect(rows(skipping) == rows(parsing))
+    }
+
     /// A change file keeps the tables the dump's set covers: its rows come
     /// from no unit of the set, but it voided the key of each, and the dump
     /// again with `--delete-missing` sweeps Event in proportion among those

@@ -5,31 +5,49 @@ import SluiceBatching
 /// "Other writers"): a run under another fingerprint (a change file under
 /// its own mapping) logs the key of every row it inserts, updates or
 /// deletes into `_sluice_voided_keys(tbl, k)` (`k` the key's cells as a
-/// `jsonb` array), through a row trigger on each table its mapping writes
-/// that fires only in a session whose `sluice.voiding` is `on`, in the
-/// transaction of the write; at its end the triggers are dropped and the
-/// set, valid again unless another run of the ledger overlapped this one,
-/// keeps every unit but those that produced a logged key, which the next
-/// run that skips parses. A row written costs the trigger's call and an
-/// appended row, in such runs only; the log is read, its duplicates
-/// dropped, by the next run that skips.
+/// `jsonb` array), through three statement-level triggers on each table
+/// its mapping writes (insert, update, delete), which fire only in a
+/// session whose `sluice.voiding` is `on`, in the transaction of the write;
+/// at its end the triggers are dropped and the set, valid again unless
+/// another run of the ledger overlapped this one, keeps every unit but
+/// those that produced a logged key, which the next run that skips parses.
+/// Each statement that writes a table logs the distinct keys of the rows it
+/// wrote (its transition table) with one insert, in such runs only; the
+/// log is read, its duplicates dropped, by the next run that skips. (A row
+/// trigger cost a PL/pgSQL call, a `to_jsonb` of the whole row and an insert
+/// a row: 122,972 calls and 1.0–1.2 s of the server's 11–12 s in the
+/// 2,000,000-event change file, docs/nightly-sync.md.)
 extension PostgresStore {
-    /// The trigger each logged table gets (one name: a table has one).
+    /// The prefix of the triggers' names, and of their functions'.
     private static let trigger = "_sluice_written"
 
-    /// The function the triggers call, with the table's key columns as
-    /// arguments: appends the written (for an update or a delete, the
-    /// stored) row's key.
-    private static let logFunction = """
-        CREATE OR REPLACE FUNCTION _sluice_log_written() RETURNS trigger LANGUAGE plpgsql AS $f$
-        DECLARE r jsonb;
-        BEGIN
-          IF TG_OP = 'INSERT' THEN r := to_jsonb(NEW); ELSE r := to_jsonb(OLD); END IF;
-          INSERT INTO _sluice_voided_keys (tbl, k)
-            SELECT TG_TABLE_NAME, jsonb_agg(r -> c ORDER BY i) FROM unnest(TG_ARGV) WITH ORDINALITY AS a (c, i);
-          RETURN NULL;
-        END $f$
-        """
+    /// The events a logged table's triggers fire on, each with the
+    /// transition table whose keys it logs: the written rows for an insert,
+    /// the stored ones for an update or a delete.
+    private static let events = [
+        (event: "INSERT", rows: "NEW TABLE AS written"), (event: "UPDATE", rows: "OLD TABLE AS written"),
+        (event: "DELETE", rows: "OLD TABLE AS written"),
+    ]
+
+    /// The statements that (re)make `table`'s triggers, each with a
+    /// function of its own that appends the distinct keys of the rows its
+    /// statement wrote.
+    private static func writtenTriggers(_ table: WrittenTable) -> [String] {
+        let key = table.keyColumns.map { "w.\(pgQuoted($0))" }.joined(separator: ", ")
+        return events.flatMap { event in
+            let name = pgQuoted("\(trigger)_\(event.event.lowercased())")
+            let function = pgQuoted(pgInternalName("\(trigger)_\(event.event.lowercased())_", table.name))
+            return [
+                "CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $sluice$ BEGIN "
+                    + "INSERT INTO _sluice_voided_keys (tbl, k) SELECT DISTINCT TG_TABLE_NAME, jsonb_build_array(\(key)) "
+                    + "FROM written w; RETURN NULL; END $sluice$",
+                "DROP TRIGGER IF EXISTS \(name) ON \(pgQuoted(table.name))",
+                "CREATE TRIGGER \(name) AFTER \(event.event) ON \(pgQuoted(table.name)) REFERENCING \(event.rows) "
+                    + "FOR EACH STATEMENT WHEN (current_setting('sluice.voiding', true) = 'on') "
+                    + "EXECUTE FUNCTION \(function)()",
+            ]
+        }
+    }
 
     package func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool {
         let action = "logging the keys the run writes"
@@ -40,15 +58,9 @@ extension PostgresStore {
             try connection.execute(Self.digestSchema, action)
             // The tables the set covers stay covered: the key of every row it writes is logged.
             try connection.execute("UPDATE _sluice_digest_state SET valid = false", action)
-            try connection.execute(Self.logFunction, action)
             for table in tables {
-                let keys = table.keyColumns.map(pgLiteral).joined(separator: ", ")
                 // Dropped first, not replaced: `CREATE OR REPLACE TRIGGER` needs PostgreSQL 14.
-                try connection.execute(
-                    "DROP TRIGGER IF EXISTS \(Self.trigger) ON \(pgQuoted(table.name)); "
-                        + "CREATE TRIGGER \(Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON \(pgQuoted(table.name)) "
-                        + "FOR EACH ROW WHEN (current_setting('sluice.voiding', true) = 'on') "
-                        + "EXECUTE FUNCTION _sluice_log_written(\(keys))", action)
+                try connection.execute(Self.writtenTriggers(table).joined(separator: "; "), action)
             }
         }
         // The session's, not a transaction's: every later write of this connection logs.
@@ -63,32 +75,39 @@ extension PostgresStore {
         guard !tables.isEmpty else { return false }
         // Another run that ended meanwhile may have dropped them (it overlapped: the set stays invalid).
         let triggers = try connection.execute(
-            "SELECT count(*) FROM pg_trigger WHERE tgname = '\(Self.trigger)' AND tgrelid = ANY (ARRAY["
+            "SELECT count(*) FROM pg_trigger WHERE left(tgname, \(Self.trigger.count + 1)) = '\(Self.trigger)_' AND tgrelid = ANY (ARRAY["
                 + tables.map { "to_regclass(\(pgLiteral(pgQuoted($0))))" }.joined(separator: ", ") + "])", action
         ).int(0, 0)
         let logged = try connection.execute("SELECT count(*) FROM _sluice_voided_keys", action).int(0, 0)
         try withSchemaLock(action) { () throws(StoreError) in try dropWrittenTriggers(action) }
-        guard migrations.isEmpty, triggers == tables.count, logged <= limit else { return false }
+        guard migrations.isEmpty, triggers == Self.events.count * tables.count, logged <= limit else { return false }
         try connection.execute(
             "UPDATE _sluice_digest_state SET valid = \(runID.map(Self.alone) ?? "true")", action)
         return true
     }
 
     /// Ends the log of written keys: the session stops logging and the
-    /// trigger of every table of the current schema is dropped, those of a
-    /// run that did not end too (one catalog query, a statement a trigger),
-    /// so that no later run pays for their check. Called under the schema
-    /// lock.
+    /// triggers of every table of the current schema are dropped, with
+    /// their functions, those of a run that did not end too (the row
+    /// trigger `_sluice_written` of an earlier version as well; one catalog
+    /// query, a statement a trigger), so that no later run pays for their
+    /// check. Called under the schema lock.
     func dropWrittenTriggers(_ action: String) throws(StoreError) {
         if !voidingTables.isEmpty { try connection.execute("RESET sluice.voiding", action) }
         voidingTables = []
-        let tables = try connection.strings(
-            "SELECT t.tgrelid::regclass::text FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-                + "WHERE t.tgname = '\(Self.trigger)' "
+        let result = try connection.execute(
+            "SELECT t.tgrelid::regclass::text, quote_ident(t.tgname), CASE WHEN "
+                + "left(p.proname, \(Self.trigger.count + 1)) = '\(Self.trigger)_' THEN t.tgfoid::regprocedure::text END "
+                + "FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid "
+                + "WHERE (t.tgname = '\(Self.trigger)' OR left(t.tgname, \(Self.trigger.count + 1)) = '\(Self.trigger)_') "
                 + "AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())", action)
-        for case let table? in tables {
-            try connection.execute("DROP TRIGGER IF EXISTS \(Self.trigger) ON \(table)", action)
+        var functions: Set<String> = []
+        for row in 0..<result.rowCount {
+            guard let table = result.value(row, 0), let trigger = result.value(row, 1) else { continue }
+            try connection.execute("DROP TRIGGER IF EXISTS \(trigger) ON \(table)", action)
+            if let function = result.value(row, 2) { functions.insert(function) }
         }
+        for function in functions.sorted() { try connection.execute("DROP FUNCTION IF EXISTS \(function)", action) }
     }
 
     package func voidedKeys(limit: Int) throws(StoreError) -> [VoidedKey]? {
