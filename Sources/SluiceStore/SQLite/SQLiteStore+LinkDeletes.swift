@@ -28,6 +28,11 @@ extension SQLiteStore {
         private var values: [OpaquePointer] = []
         private let action: String
         private let path: String
+        /// The insert that logs a source whose rows the deletes took, when
+        /// the run logs the link table's written keys
+        /// (``SQLiteStore/logWrittenSource(_:_:)``): set by
+        /// ``SQLiteStore/linkDeletes(_:)`` at each use.
+        var logsWritten: SQLiteStatement?
 
         /// Prepares the two statements of `link`, whose key is `key`
         /// (``SQLiteStore/linkKeyColumns(_:)``).
@@ -52,8 +57,9 @@ extension SQLiteStore {
 
         /// Deletes the rows of the source whose key `bindSource` binds (to
         /// parameters 1 to the source's width of the statement it is
-        /// handed); returns how many. One descent to read them, one a row
-        /// to delete it.
+        /// handed), and logs the source when it had any and the run logs
+        /// the table's written keys; returns how many. One descent to read
+        /// them, one a row to delete it.
         func run(_ bindSource: (OpaquePointer) -> Void) throws(StoreError) -> Int {
             defer { release() }
             read.rewind()
@@ -81,6 +87,11 @@ extension SQLiteStore {
                 deleted += try delete.run(action)
                 start += rest
             }
+            if deleted > 0, let logsWritten {
+                logsWritten.rewind()
+                bindSource(logsWritten.handle)
+                _ = try logsWritten.run(action)
+            }
             return deleted
         }
 
@@ -93,9 +104,14 @@ extension SQLiteStore {
     /// The deletes of `link`'s rows by source, prepared at its first use
     /// in the store's life.
     func linkDeletes(_ link: LinkSchema) throws(StoreError) -> LinkDeletes {
-        if let prepared = linkDeleteStatements[link.name] { return prepared }
-        let prepared = try LinkDeletes(connection, link, key: linkKeyColumns(link))
-        linkDeleteStatements[link.name] = prepared
+        let prepared: LinkDeletes
+        if let cached = linkDeleteStatements[link.name] {
+            prepared = cached
+        } else {
+            prepared = try LinkDeletes(connection, link, key: linkKeyColumns(link))
+            linkDeleteStatements[link.name] = prepared
+        }
+        prepared.logsWritten = writtenSources[link.name]
         return prepared
     }
 }

@@ -151,17 +151,26 @@ extension SQLiteStore {
                 if stored[index] == .same { continue }
                 // A source deleted later in the run keeps no links.
                 if try !sourceStands(rows, source.row, link, bytes) { continue }
+                let bindSource = { [self] (statement: OpaquePointer) in
+                    for column in 0..<width { bind(statement, Int32(column + 1), rows[source.row, column], bytes) }
+                }
+                // A source whose rows the deletes took is logged already.
+                var logged = false
                 if source.unlink && stored[index] != .none {
                     try flush()
-                    removed += try delete.run { statement in
-                        for column in 0..<width { bind(statement, Int32(column + 1), rows[source.row, column], bytes) }
-                    }
+                    let gone = try delete.run(bindSource)
+                    removed += gone
+                    logged = gone > 0
                 }
                 for row in source.kept {
                     if link.storedTargetsOnly,
                         try !stores(link.targetTable, rows, row, cells: width..<(width + 1), bytes)
                     {
                         continue
+                    }
+                    if !logged {
+                        try logWrittenSource(link.name, bindSource)
+                        logged = true
                     }
                     waiting.append(row)
                     if waiting.count == together { try flush() }

@@ -16,10 +16,26 @@ import SluiceBatching
 /// statement changed into a statement journal to undo it (2.9 GB of
 /// temporary-file writes for the 2,000,000-event change file,
 /// docs/nightly-sync.md); a run's transaction rolls back whole on any error.
+///
+/// A link table's key in the log is its source's, and a source's link rows
+/// are written together: the store logs the source once, when it deletes
+/// or inserts any of its rows (``logWrittenSource(_:_:)``), into a
+/// temporary table typed like the link table's source columns (so that a
+/// key is stored as the link row stores it), whose distinct keys go into
+/// the log at the run's end. A trigger on each link row had cost a frame
+/// and an insert per row: the store thread of the 2,000,000-event change
+/// file ran 4,071 M instructions then, 3,902 M now (docs/nightly-sync.md).
+/// A run stopped before its end leaves the set invalid, whatever its log
+/// holds.
 extension SQLiteStore {
     /// The temporary triggers of the log, three a table.
     private static func triggerName(_ table: Int, _ kind: String) -> String {
         quoted("_sluice_written_\(table)_\(kind)")
+    }
+
+    /// The temporary table of link table `link`'s written sources.
+    private static func writtenSourcesTable(_ link: String) -> String {
+        "temp." + quoted("_sluice_written_sources_" + link)
     }
 
     package func startVoidingWrites(_ tables: [WrittenTable]) throws(StoreError) -> Bool {
@@ -30,12 +46,23 @@ extension SQLiteStore {
         try prepareDigestTables(action)
         let width = max(1, tables.map(\.keyColumns.count).max() ?? 1)
         let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
+        let links = linkSchemas.filter { link in tables.contains { $0.name == link.name } }
+        let triggered = tables.filter { table in !links.contains { $0.name == table.name } }
         // The tables the set covers stay covered: the key of every row it writes is logged.
         var statements = ["UPDATE _sluice_digest_state SET valid = 0"]
         statements += (max(1, columns)..<max(width, columns)).map {
             "ALTER TABLE _sluice_voided_keys ADD COLUMN k\($0)"
         }
-        for (index, table) in tables.enumerated() {
+        for link in links {
+            let definitions = link.sourceColumns.map { "\(quoted($0.name)) \($0.type.sqlType) NOT NULL" }
+            let names = link.sourceColumns.map { quoted($0.name) }.joined(separator: ", ")
+            statements += [
+                "DROP TABLE IF EXISTS \(Self.writtenSourcesTable(link.name))",
+                "CREATE TABLE \(Self.writtenSourcesTable(link.name)) "
+                    + "(\(definitions.joined(separator: ", ")), PRIMARY KEY (\(names))) WITHOUT ROWID",
+            ]
+        }
+        for (index, table) in triggered.enumerated() {
             for (kind, row) in [("insert", "NEW"), ("update", "OLD"), ("delete", "OLD")] {
                 let values =
                     [literal(table.name)] + table.keyColumns.map { "\(row).\(quoted($0))" }
@@ -49,8 +76,46 @@ extension SQLiteStore {
         // One call: each statement changes the schema, which makes every
         // prepared statement prepare again.
         try connection.execute(statements.joined(separator: ";\n"), action)
-        loggedTables = tables.count
+        loggedTables = triggered.count
+        for link in links {
+            let parameters = (1...link.sourceColumns.count).map { "?\($0)" }.joined(separator: ", ")
+            writtenSources[link.name] = try SQLiteStatement(
+                connection, "INSERT OR IGNORE INTO \(Self.writtenSourcesTable(link.name)) VALUES (\(parameters))",
+                action)
+        }
         return true
+    }
+
+    /// Logs the source that `bindSource` binds (to parameters 1 to the
+    /// source's width) as written in link table `link`, when the run logs
+    /// that table's written keys: once a source, however many of its rows
+    /// the run deletes or inserts. One insert into a temporary table.
+    func logWrittenSource(_ link: String, _ bindSource: (OpaquePointer) -> Void) throws(StoreError) {
+        guard let insert = writtenSources[link] else { return }
+        insert.rewind()
+        bindSource(insert.handle)
+        _ = try insert.run("logging the keys the run writes")
+    }
+
+    /// Moves the written sources of each logged link table into the log,
+    /// with the log's width (NULLs after a narrower key). One `INSERT …
+    /// SELECT` a link table. The temporary tables stay, as the triggers do:
+    /// they go with the connection, and dropping them would make every
+    /// statement prepare again.
+    private func logWrittenSources(_ action: String) throws(StoreError) {
+        let sources = writtenSources.keys.sorted()
+        writtenSources = [:]
+        guard !sources.isEmpty else { return }
+        let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
+        for link in sources {
+            guard let schema = linkSchemas.first(where: { $0.name == link }) else { continue }
+            let names = schema.sourceColumns.map { quoted($0.name) }
+            let padding = Array(repeating: "NULL", count: max(0, columns - names.count))
+            try connection.execute(
+                "INSERT OR FAIL INTO _sluice_voided_keys SELECT "
+                    + ([literal(link)] + names + padding).joined(separator: ", ")
+                    + " FROM \(Self.writtenSourcesTable(link))", action)
+        }
     }
 
     package func keepDigests(voidingWritten limit: Int) throws(StoreError) -> Bool {
@@ -58,11 +123,14 @@ extension SQLiteStore {
         let triggers = try connection.strings(
             "SELECT count(*) FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_sluice\\_written\\_%' "
                 + "ESCAPE '\\'", column: 0, action)
-        let logged = try connection.strings("SELECT count(*) FROM _sluice_voided_keys", column: 0, action)
         // A table rebuilt during the run took its triggers with it. The
         // triggers stay otherwise: they go with the connection, and dropping
         // them would make every statement prepare again.
-        guard Int(triggers.first ?? "") == 3 * loggedTables, let count = Int(logged.first ?? ""), count <= limit
+        let triggered = Int(triggers.first ?? "") == 3 * loggedTables
+        if triggered { try logWrittenSources(action) }
+        writtenSources = [:]
+        let logged = try connection.strings("SELECT count(*) FROM _sluice_voided_keys", column: 0, action)
+        guard triggered, let count = Int(logged.first ?? ""), count <= limit
         else {
             let drops = (0..<loggedTables).flatMap { index in
                 ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(Self.triggerName(index, $0))" }

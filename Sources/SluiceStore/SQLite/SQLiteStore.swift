@@ -31,8 +31,13 @@ package final class SQLiteStore: RowStore {
     /// The tables whose keys this run records as seen (see
     /// ``trackSeenKeys(of:resuming:)``).
     var seenTracked: Set<String> = []
-    /// How many tables' written keys the run logs (``startVoidingWrites(_:)``).
+    /// How many tables' written keys the run logs by triggers
+    /// (``startVoidingWrites(_:)``).
     var loggedTables = 0
+    /// The link tables whose written sources the run logs itself, by name:
+    /// each with the insert of a source into its temporary table
+    /// (``startVoidingWrites(_:)``).
+    var writtenSources: [String: SQLiteStatement] = [:]
     /// What ``prepare(_:links:)`` changed in existing tables to follow the
     /// mapping (column types migrated), one line each.
     package private(set) var migrations: [String] = []
