@@ -39,13 +39,7 @@ extension RecordDigestTests {
             Self.event(5, score: 999), #"{"id": 6, "deleted": true}"#, Self.event(7, login: { _ in "renamed7" }),
             Self.event(101),
         ])
-        let (skipping, parsing) = (try store(kind), try store(kind))
-        for (target, extra) in [(skipping, [String]()), (parsing, ["--no-skip"])] {
-            _ = try run(target, extra + [day0])
-            let result = try runCommand(
-                sluice, ["import", "--mapping", Self.changes, "--into", target] + extra + [change])
-            #expect(result.status == 0, "\(result.stderr)")
-        }
+        let (skipping, parsing) = try dumpThenChange(kind, day0, change)
         let again = try run(skipping, [day0])
         #expect(again.stderr.isEmpty, "\(again.stderr)")
         #expect(try unchangedRecords(skipping) == 86)
@@ -53,6 +47,19 @@ extension RecordDigestTests {
         #expect(rows(skipping) == rows(parsing))
         _ = try run(skipping, [day0])
         #expect(try unchangedRecords(skipping) == 100)
+    }
+
+    /// Two stores of `kind`, each given dump `day0` and then change file
+    /// `change`: one with record digests, one with `--no-skip`.
+    func dumpThenChange(_ kind: Kind, _ day0: String, _ change: String) throws -> (skipping: String, parsing: String) {
+        let (skipping, parsing) = (try store(kind), try store(kind))
+        for (target, extra) in [(skipping, [String]()), (parsing, ["--no-skip"])] {
+            _ = try run(target, extra + [day0])
+            let result = try runCommand(
+                sluice, ["import", "--mapping", Self.changes, "--into", target] + extra + [change])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        return (skipping, parsing)
     }
 
     /// A change file that writes only an event's links (another tag for
@@ -64,13 +71,7 @@ extension RecordDigestTests {
             Self.event(9).replacingOccurrences(of: #""tags": ["t1"]"#, with: #""tags": ["t1", "x"]"#),
             Self.event(10).replacingOccurrences(of: #""tags": ["t2"]"#, with: #""tags": []"#),
         ])
-        let (skipping, parsing) = (try store(kind), try store(kind))
-        for (target, extra) in [(skipping, [String]()), (parsing, ["--no-skip"])] {
-            _ = try run(target, extra + [day0])
-            let result = try runCommand(
-                sluice, ["import", "--mapping", Self.changes, "--into", target] + extra + [change])
-            #expect(result.status == 0, "\(result.stderr)")
-        }
+        let (skipping, parsing) = try dumpThenChange(kind, day0, change)
         #expect(rows(skipping) == rows(parsing))
         _ = try run(skipping, [day0])
         #expect(try unchangedRecords(skipping) == 98)
