@@ -87,11 +87,7 @@ extension SQLiteStore {
                 deleted += try delete.run(action)
                 start += rest
             }
-            if deleted > 0, let logsWritten {
-                logsWritten.rewind()
-                bindSource(logsWritten.handle)
-                _ = try logsWritten.run(action)
-            }
+            if deleted > 0, let logsWritten { try SQLiteStore.logSource(with: logsWritten, bindSource) }
             return deleted
         }
 

@@ -45,7 +45,7 @@ extension SQLiteStore {
         for table in tables where try !tableExists(table.name) { return false }
         try prepareDigestTables(action)
         let width = max(1, tables.map(\.keyColumns.count).max() ?? 1)
-        let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
+        let columns = try voidedKeyColumns(action)
         let links = linkSchemas.filter { link in tables.contains { $0.name == link.name } }
         let triggered = tables.filter { table in !links.contains { $0.name == table.name } }
         // The tables the set covers stay covered: the key of every row it writes is logged.
@@ -92,9 +92,20 @@ extension SQLiteStore {
     /// the run deletes or inserts. One insert into a temporary table.
     func logWrittenSource(_ link: String, _ bindSource: (OpaquePointer) -> Void) throws(StoreError) {
         guard let insert = writtenSources[link] else { return }
+        try Self.logSource(with: insert, bindSource)
+    }
+
+    /// Runs `insert`, one of ``writtenSources``' statements, for the source
+    /// that `bindSource` binds.
+    static func logSource(with insert: SQLiteStatement, _ bindSource: (OpaquePointer) -> Void) throws(StoreError) {
         insert.rewind()
         bindSource(insert.handle)
         _ = try insert.run("logging the keys the run writes")
+    }
+
+    /// The key columns of `_sluice_voided_keys` (after `tbl`).
+    private func voidedKeyColumns(_ action: String) throws(StoreError) -> Int {
+        try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
     }
 
     /// Moves the written sources of each logged link table into the log,
@@ -106,7 +117,7 @@ extension SQLiteStore {
         let sources = writtenSources.keys.sorted()
         writtenSources = [:]
         guard !sources.isEmpty else { return }
-        let columns = try connection.strings("PRAGMA table_info(_sluice_voided_keys)", column: 1, action).count - 1
+        let columns = try voidedKeyColumns(action)
         for link in sources {
             guard let schema = linkSchemas.first(where: { $0.name == link }) else { continue }
             let names = schema.sourceColumns.map { quoted($0.name) }
