@@ -22,6 +22,11 @@ through:
   (e) day 1's dump with --delete-missing on (d)'s store: it writes nothing,
       and parses only the records whose keys the change file wrote (the
       records parsed are shown in its title).
+Each step starts on a settled machine, as a next night does: the page
+cache written back (`sync`); into PostgreSQL also the server's dirty
+buffers (CHECKPOINT; with --pg-uri when the role may), and after a first
+import its tables vacuumed and analysed, as autovacuum does after a load
+that size; none of it timed.
 For each step: wall time and CPU time (user and system, of the sluice
 process; for (a) the medians of its runs), peak RSS (GNU time), bytes
 written by the sluice process (/proc/PID/io; a PostgreSQL server's own CPU
@@ -179,6 +184,11 @@ class SQLiteStores:
         # (0.96 s of a 10-record change file's 1.5 s wall at 2,000,000 events).
         os.sync()
 
+    def settle(self, name, loaded=False):
+        """Before a step: what earlier steps left in the page cache written
+        back, so that the kernel's writeback is not billed to this one."""
+        os.sync()
+
     def rows(self, name, sql):
         if not os.path.exists(self.target(name)):
             return []
@@ -208,7 +218,7 @@ class PostgresStores:
             import postgres
             self.server = postgres.Server(os.path.join(work, "postgres"))
             uri = self.server.conninfo()
-        self.uri, self.names = uri, set()
+        self.uri, self.names, self.warned = uri, set(), False
 
     def database(self, name):
         return "sluice_sync_" + name
@@ -230,11 +240,31 @@ class PostgresStores:
 
     def reset(self, name, template=None):
         self.sql("DROP DATABASE IF EXISTS %s" % self.database(name))
-        self.sql("CREATE DATABASE %s%s" % (self.database(name), " TEMPLATE " + self.database(template) if template else ""))
+        copy = ""
+        if template:
+            import postgres
+            copy = postgres.copy_of(self.database(template), int(self.sql("SHOW server_version_num")))
+        self.sql("CREATE DATABASE %s%s" % (self.database(name), copy))
         self.names.add(name)
 
     def copy(self, source, name):
         self.reset(name, template=source)
+
+    def settle(self, name, loaded=False):
+        """Before a step, the server as a next night finds it: after a first
+        load (`loaded`) its tables vacuumed and analysed, as autovacuum does
+        within a minute of a load that size (else its vacuum of the 5,000,000
+        link rows ran during (b) to (d), on whichever database), and the
+        dirty buffers and WAL of every earlier step written by a CHECKPOINT
+        (else the checkpoints that (c)'s writes start ran during (d))."""
+        if loaded:
+            self.sql("VACUUM (ANALYZE)", name)
+        try:
+            self.sql("CHECKPOINT")
+        except subprocess.CalledProcessError as error:
+            if not self.warned:
+                print("note: no CHECKPOINT between steps (%s)" % error.stderr.strip(), file=sys.stderr)
+                self.warned = True
 
     def rows(self, name, sql):
         if name not in self.names:
@@ -309,6 +339,7 @@ class Bench:
         stats = os.path.join(self.work, "stats.json")
         links_before = count(self.stores, name, "Event_tags")
         versions_before = self.stores.versions(name)
+        self.stores.settle(name)
         wall, rss, written, cpu = run(self.command(SLUICE, name, mapping, arguments, stats), "", self.work)
         with open(stats) as f:
             report = json.load(f)
@@ -332,11 +363,14 @@ class Bench:
             if self.a.baseline_sluice:
                 self.stores.reset("baseline")
                 stats = os.path.join(self.work, "baseline-stats.json")
+                self.stores.settle("baseline")
                 wall, _, _, cpu = run(self.command(self.a.baseline_sluice, "baseline", self.mapping, arguments, stats),
                                       "", self.work)
                 baseline.append((wall, cpu))
+                self.stores.settle("baseline", loaded=True)
             self.stores.reset("sync")
             result = self.step("(a) first import", "sync", self.mapping, arguments, (workload.n, 0, 0))
+            self.stores.settle("sync", loaded=True)
             if own:
                 result["walls"], result["cpus"] = own["walls"] + result["walls"], own["cpus"] + result["cpus"]
                 result["rss"] = max(own["rss"], result["rss"])
