@@ -84,6 +84,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import events  # noqa: E402
+import postgres  # noqa: E402
 from compare import BENCHMARKS, ROOT, SLUICE, run, sh  # noqa: E402
 
 MIB = 1 << 20
@@ -215,7 +216,6 @@ class PostgresStores:
     def __init__(self, work, uri):
         self.server = None
         if not uri:
-            import postgres
             self.server = postgres.Server(os.path.join(work, "postgres"))
             uri = self.server.conninfo()
         self.uri, self.names, self.warned = uri, set(), False
@@ -242,7 +242,6 @@ class PostgresStores:
         self.sql("DROP DATABASE IF EXISTS %s" % self.database(name))
         copy = ""
         if template:
-            import postgres
             copy = postgres.copy_of(self.database(template), int(self.sql("SHOW server_version_num")))
         self.sql("CREATE DATABASE %s%s" % (self.database(name), copy))
         self.names.add(name)
