@@ -115,7 +115,6 @@ extension SQLiteStore {
     /// statement prepare again.
     private func logWrittenSources(_ action: String) throws(StoreError) {
         let sources = writtenSources.keys.sorted()
-        writtenSources = [:]
         guard !sources.isEmpty else { return }
         let columns = try voidedKeyColumns(action)
         for link in sources {
