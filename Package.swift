@@ -60,9 +60,11 @@ let package = Package(
         .target(
             name: "SluiceBatching",
             dependencies: ["SluiceInput", "SluiceRecords", "CSluiceZstd"]),
+        // The SQLite VFS that gathers a store's WAL writes (CSluiceSQLiteWAL.h).
+        .target(name: "CSluiceSQLiteWAL", dependencies: ["CSluiceSQLite3"]),
         .target(
             name: "SluiceStore",
-            dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3", "CSluicePQ"]),
+            dependencies: ["SluiceInput", "SluiceBatching", "CSluiceSQLite3", "CSluiceSQLiteWAL", "CSluicePQ"]),
         .target(
             name: "Sluice",
             dependencies: [

@@ -1,4 +1,5 @@
 import CSluiceSQLite3
+import CSluiceSQLiteWAL
 @_spi(Machinery) import SluiceRecords
 
 #if canImport(Glibc)
@@ -38,7 +39,10 @@ final class SQLiteConnection {
                 }.joined()
                 + "?immutable=1"
         }
-        let code = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        // Every connection opens through the VFS that gathers WAL writes
+        // (CSluiceSQLiteWAL.h); without it, through the default one.
+        let vfs = sluice_wal_vfs_register() == SQLITE_OK ? SLUICE_WAL_VFS_NAME : nil
+        let code = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, vfs)
         handle = db
         if code != SQLITE_OK {
             var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
