@@ -88,7 +88,8 @@ let package = Package(
         .testTarget(name: "SluiceRecordsTests", dependencies: ["SluiceRecords", "SluiceTestSupport"]),
         .testTarget(name: "SluiceBatchingTests", dependencies: ["SluiceBatching", "SluiceTestSupport"]),
         .testTarget(name: "SluiceStoreTests", dependencies: ["SluiceStore", "SluiceTestSupport"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTestSupport", "CSluiceTestVFS"]),
+        .testTarget(
+            name: "SluiceTests", dependencies: ["Sluice", "SluiceTestSupport", "CSluiceTestVFS", "CSluiceSQLiteWAL"]),
         .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCLI", "LibraryExample", "SluiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

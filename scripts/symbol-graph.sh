@@ -14,7 +14,8 @@ trap 'rm -f "$log"' EXIT
 swift build --package-path "$package" --target Sluice >"$log" 2>&1 || { cat "$log"; exit 1; }
 modules=$(swift build --package-path "$package" --target Sluice --show-bin-path)/Modules
 flags=()
-for map in "$package"/Sources/CSluice*/module.modulemap "$package"/.build/checkouts/Yams/Sources/CYaml/include/module.modulemap; do
+for map in "$package"/Sources/CSluice*/module.modulemap "$package"/Sources/CSluice*/include/module.modulemap \
+  "$package"/.build/checkouts/Yams/Sources/CYaml/include/module.modulemap; do
   flags+=(-Xcc "-fmodule-map-file=$map")
 done
 for flag in $(pkg-config --cflags-only-I libxml-2.0 libpq yajl sqlite3); do flags+=(-Xcc "$flag"); done

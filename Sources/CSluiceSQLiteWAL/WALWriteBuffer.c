@@ -27,7 +27,6 @@
 typedef struct File {
     sqlite3_file base;
     sqlite3_file *real;
-    sqlite3_vfs *real_vfs;
     /// The name SQLite opened the file with; SQLite keeps it valid until xClose.
     const char *name;
     /// A WAL: its gathered writes, guarded by `lock`, and its place among
@@ -37,9 +36,12 @@ typedef struct File {
     unsigned char *gathered;
     int gathered_length;
     sqlite3_int64 gathered_offset;
-    /// The last frame header written was a commit's: its page is written
-    /// through (with what was gathered before it) before xWrite returns.
+    /// The last frame header written was a commit's: every write from it
+    /// to the next transaction's first frame is written through (with what
+    /// was gathered before it) before xWrite returns.
     int commit_pending;
+    /// The buffer could not be mapped: writes go straight through.
+    int unmapped;
     struct File *next_wal;
 } File;
 
@@ -48,6 +50,16 @@ static File *open_wals;
 static sqlite3_vfs vfs;
 static pthread_once_t registered = PTHREAD_ONCE_INIT;
 static int registration_result = SQLITE_OK;
+/// The default VFS when this one was registered.
+static sqlite3_vfs *registration_base;
+
+/// The VFS whose files and calls this one wraps: the process's default now
+/// (tests make their own the default after the store registered this one),
+/// or the default at registration if there is none.
+static sqlite3_vfs *base_vfs(void) {
+    sqlite3_vfs *found = sqlite3_vfs_find(NULL);
+    return found ? found : registration_base;
+}
 
 /// A buffer of GATHERED_BYTES mapped on its own, or NULL (its writes then
 /// go straight through): a block of the heap taken in the middle of a run
@@ -78,13 +90,21 @@ static int flush_wal(File *file) {
 /// far as it can: a commit's frames were written by the commit itself (see
 /// `file_write`), so what is left is a transaction's frames before its
 /// commit, whose failure its own connection meets at its next WAL call.
-static void flush_wals_of(const char *database_name) {
+/// With `dropping` (a connection releasing the WAL's write lock, which only
+/// the connection that gathered can hold), what could not be written is
+/// dropped: it belongs to a transaction that ended without committing, and
+/// once the lock is free another process may write its own frames there.
+/// The registry stays locked across the writes (one WAL writes at a time).
+static void flush_wals_of(const char *database_name, int dropping) {
     if (!database_name) return;
     size_t length = strlen(database_name);
     pthread_mutex_lock(&registry);
     for (File *wal = open_wals; wal; wal = wal->next_wal) {
         if (strncmp(wal->name, database_name, length) == 0 && strcmp(wal->name + length, "-wal") == 0) {
-            (void)flush_wal(wal);
+            pthread_mutex_lock(&wal->lock);
+            (void)write_gathered(wal);
+            if (dropping) wal->gathered_length = 0;
+            pthread_mutex_unlock(&wal->lock);
         }
     }
     pthread_mutex_unlock(&registry);
@@ -139,15 +159,21 @@ static int file_write(sqlite3_file *base, const void *bytes, int amount, sqlite3
     if (file->gathered_length > 0 && (!follows || file->gathered_length + amount > GATHERED_BYTES)) {
         rc = write_gathered(file);
     }
-    if (rc == SQLITE_OK && !file->gathered && amount < GATHERED_BYTES) file->gathered = map_gathered();
+    if (rc == SQLITE_OK && !file->gathered && !file->unmapped && amount < GATHERED_BYTES) {
+        file->gathered = map_gathered();
+        file->unmapped = file->gathered == NULL;
+    }
     if (rc == SQLITE_OK) {
         if (file->gathered && amount < GATHERED_BYTES) {
             if (file->gathered_length == 0) file->gathered_offset = offset;
             memcpy(file->gathered + file->gathered_length, bytes, (size_t)amount);
             file->gathered_length += amount;
             // A commit's frame is in the file when its write returns, so
-            // that a failure fails the commit, before SQLite publishes it.
-            if (file->commit_pending && !is_header) rc = write_gathered(file);
+            // that a failure fails the commit, before SQLite publishes it:
+            // its page, and its header alone too, which SQLite writes again
+            // last when the transaction rewrote a frame it had written
+            // (walRewriteChecksums).
+            if (file->commit_pending) rc = write_gathered(file);
         } else {
             rc = file->real->pMethods->xWrite(file->real, bytes, amount, offset);
         }
@@ -227,13 +253,15 @@ static int file_shm_map(sqlite3_file *base, int page, int size, int extend, void
 static int file_shm_lock(sqlite3_file *base, int offset, int count, int flags) {
     File *file = (File *)base;
     if (file->real->pMethods->iVersion < 2) return SQLITE_IOERR_SHMLOCK;
-    flush_wals_of(file->name);
+    // Lock 0 is the WAL's write lock (wal.c's WAL_WRITE_LOCK).
+    int releasing_write = offset == 0 && (flags & SQLITE_SHM_UNLOCK) && (flags & SQLITE_SHM_EXCLUSIVE);
+    flush_wals_of(file->name, releasing_write);
     return file->real->pMethods->xShmLock(file->real, offset, count, flags);
 }
 
 static void file_shm_barrier(sqlite3_file *base) {
     File *file = (File *)base;
-    flush_wals_of(file->name);
+    flush_wals_of(file->name, 0);
     if (file->real->pMethods->iVersion >= 2) file->real->pMethods->xShmBarrier(file->real);
 }
 
@@ -259,6 +287,11 @@ static int file_unfetch(sqlite3_file *base, sqlite3_int64 offset, void *page) {
     if (file->real->pMethods->iVersion < 3) return SQLITE_OK;
     return file->real->pMethods->xUnfetch(file->real, offset, page);
 }
+
+/// The methods of a file, by the version of the file it wraps (1 to 3), so
+/// that SQLite sees the same abilities (a file without shared memory
+/// methods cannot hold a WAL database).
+static sqlite3_io_methods methods_by_version[4];
 
 static const sqlite3_io_methods methods = {
     3,
@@ -286,8 +319,7 @@ static int vfs_open(sqlite3_vfs *self, const char *name, sqlite3_file *base, int
     (void)self;
     File *file = (File *)base;
     memset(file, 0, sizeof(File));
-    sqlite3_vfs *real_vfs = sqlite3_vfs_find(NULL);
-    if (!real_vfs) return SQLITE_ERROR;
+    sqlite3_vfs *real_vfs = base_vfs();
     sqlite3_file *real = calloc(1, (size_t)real_vfs->szOsFile);
     if (!real) return SQLITE_NOMEM;
     int rc = real_vfs->xOpen(real_vfs, name, real, flags, out_flags);
@@ -298,7 +330,6 @@ static int vfs_open(sqlite3_vfs *self, const char *name, sqlite3_file *base, int
         return rc;
     }
     file->real = real;
-    file->real_vfs = real_vfs;
     file->name = name;
     file->is_wal = (flags & SQLITE_OPEN_WAL) != 0 && name != NULL;
     if (file->is_wal) {
@@ -308,79 +339,80 @@ static int vfs_open(sqlite3_vfs *self, const char *name, sqlite3_file *base, int
         open_wals = file;
         pthread_mutex_unlock(&registry);
     }
-    base->pMethods = &methods;
+    int version = real->pMethods->iVersion;
+    base->pMethods = &methods_by_version[version < 1 ? 1 : version > 3 ? 3 : version];
     return SQLITE_OK;
 }
 
 static int vfs_delete(sqlite3_vfs *self, const char *name, int sync_directory) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xDelete(real, name, sync_directory);
 }
 
 static int vfs_access(sqlite3_vfs *self, const char *name, int flags, int *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xAccess(real, name, flags, out);
 }
 
 static int vfs_full_pathname(sqlite3_vfs *self, const char *name, int size, char *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xFullPathname(real, name, size, out);
 }
 
 static void *vfs_dl_open(sqlite3_vfs *self, const char *name) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xDlOpen(real, name);
 }
 
 static void vfs_dl_error(sqlite3_vfs *self, int size, char *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     real->xDlError(real, size, out);
 }
 
 static void (*vfs_dl_sym(sqlite3_vfs *self, void *library, const char *symbol))(void) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xDlSym(real, library, symbol);
 }
 
 static void vfs_dl_close(sqlite3_vfs *self, void *library) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     real->xDlClose(real, library);
 }
 
 static int vfs_randomness(sqlite3_vfs *self, int size, char *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xRandomness(real, size, out);
 }
 
 static int vfs_sleep(sqlite3_vfs *self, int microseconds) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xSleep(real, microseconds);
 }
 
 static int vfs_current_time(sqlite3_vfs *self, double *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xCurrentTime(real, out);
 }
 
 static int vfs_get_last_error(sqlite3_vfs *self, int size, char *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     return real->xGetLastError ? real->xGetLastError(real, size, out) : 0;
 }
 
 static int vfs_current_time_int64(sqlite3_vfs *self, sqlite3_int64 *out) {
     (void)self;
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real = base_vfs();
     if (real->iVersion >= 2 && real->xCurrentTimeInt64) return real->xCurrentTimeInt64(real, out);
     double days = 0;
     int rc = real->xCurrentTime(real, &days);
@@ -390,6 +422,7 @@ static int vfs_current_time_int64(sqlite3_vfs *self, sqlite3_int64 *out) {
 
 static void register_vfs(void) {
     sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    registration_base = real;
     if (!real) {
         registration_result = SQLITE_ERROR;
         return;
@@ -412,6 +445,10 @@ static void register_vfs(void) {
     vfs.xCurrentTime = vfs_current_time;
     vfs.xGetLastError = vfs_get_last_error;
     vfs.xCurrentTimeInt64 = vfs_current_time_int64;
+    for (int version = 1; version <= 3; version++) {
+        methods_by_version[version] = methods;
+        methods_by_version[version].iVersion = version;
+    }
     registration_result = sqlite3_vfs_register(&vfs, 0);
 }
 

@@ -1,4 +1,5 @@
 import CSluiceSQLite3
+import CSluiceSQLiteWAL
 import CSluiceTestVFS
 import Foundation
 import Sluice
@@ -134,6 +135,64 @@ import Testing
             reader.close()
             #expect(sluice_testvfs_power_loss(generator.next(), index == 0 ? 0 : 50, 1) == 0)
             check(store, expected, "\(scenario): power lost after the run completed, a reader open")
+        }
+    }
+
+    /// A commit that returned is in the WAL whichever write fails, through
+    /// the store's VFS, which gathers WAL writes (CSluiceSQLiteWAL): the
+    /// process then dies, keeping every write that reached the system (the
+    /// model with all unsynced writes kept), and the store must hold the
+    /// commit if it returned, and the state before it if it failed. The
+    /// transaction spills pages into the WAL and changes them again, so
+    /// that SQLite rewrites their frames in place and the commit's frame
+    /// header last (walRewriteChecksums).
+    @Test func aCommitThatReturnedIsInTheWALWhicheverWriteFails() throws {
+        func run(cutAt: Int64) throws -> (committed: Bool, operations: Int64, path: String) {
+            let directory = TestPaths.temporaryDirectory()
+            let path = directory.appendingPathComponent("wal.sqlite").path
+            var db: OpaquePointer?
+            #expect(sluice_wal_vfs_register() == SQLITE_OK)
+            // The files are tracked from their opening; the count and the
+            // cut start after the setup.
+            #expect(sluice_testvfs_start(directory.path, 0) == 0)
+            #expect(
+                sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, SLUICE_WAL_VFS_NAME) == SQLITE_OK
+            )
+            for sql in [
+                "PRAGMA page_size=1024", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA cache_size=8",
+                "PRAGMA wal_autocheckpoint=0", "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT)",
+                "WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 50) INSERT INTO t SELECT v, hex(zeroblob(150)) FROM s",
+            ] {
+                #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+            }
+            #expect(sluice_testvfs_start(directory.path, cutAt) == 0)
+            var ok = sqlite3_exec(db, "BEGIN", nil, nil, nil) == SQLITE_OK
+            ok =
+                ok
+                && sqlite3_exec(
+                    db,
+                    "WITH RECURSIVE s(v) AS (SELECT 51 UNION ALL SELECT v + 1 FROM s WHERE v < 250) INSERT INTO t SELECT v, hex(zeroblob(150)) FROM s",
+                    nil, nil, nil) == SQLITE_OK
+            ok = ok && sqlite3_exec(db, "UPDATE t SET b = 'x' || b WHERE a <= 120", nil, nil, nil) == SQLITE_OK
+            let committed = ok && sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK
+            if !committed { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            let operations = sluice_testvfs_operations()
+            sluice_testvfs_cut()
+            sqlite3_close(db)
+            #expect(sluice_testvfs_power_loss(1, 100, 0) == 0)
+            return (committed, operations, path)
+        }
+        let whole = try run(cutAt: 0)
+        #expect(whole.committed)
+        #expect(whole.operations > 3)
+        for cut in 1...whole.operations {
+            let outcome = try run(cutAt: cut)
+            let store = StoreReader(outcome.path)
+            let expected = outcome.committed ? ["250", "120"] : ["50", "0"]
+            #expect(
+                store.rows("SELECT count(*), count(*) FILTER (WHERE b LIKE 'x%') FROM t").first ?? [] == expected,
+                "cut at operation \(cut) of \(whole.operations), committed: \(outcome.committed)")
+            #expect(store.value("PRAGMA integrity_check") == "ok", "cut at operation \(cut)")
         }
     }
 

@@ -12,14 +12,18 @@
 ///
 /// SQLite writes each WAL frame in two calls (its 24-byte header, then
 /// the page), so a store thread spends a system call and its per-call
-/// cost in the kernel for every 2 KiB it commits. A commit's last frame is
-/// written, with everything gathered before it, before its write returns:
-/// a failure (a full disk) fails the commit, before SQLite publishes it.
-/// The frames of a transaction not yet committed (pages that did not fit
-/// the page cache) are written before the connection reads, syncs, sizes,
-/// truncates or closes the WAL, and before any connection of the same
-/// database takes or releases a lock of the WAL index or passes its memory
-/// barrier. A process killed with bytes gathered loses only frames of a
+/// cost in the kernel for every 2 KiB it commits. Each write of a commit's
+/// frame (its page, and its header, which SQLite writes again last when the
+/// transaction rewrote frames it had written) writes everything gathered
+/// before it returns: a failure (a full disk) fails the commit, before
+/// SQLite publishes it. The frames of a transaction not yet committed
+/// (pages that did not fit the page cache) are written before the
+/// connection reads, syncs, sizes, truncates or closes the WAL, and before
+/// any connection of the same database takes or releases a lock of the WAL
+/// index or passes its memory barrier; what could not be written is dropped
+/// when the writer releases the WAL's write lock (it belongs to a
+/// transaction that did not commit, and another process may then write
+/// there). A process killed with bytes gathered loses only frames of a
 /// transaction it had not committed.
 /// Returns a SQLite result code.
 int sluice_wal_vfs_register(void);
