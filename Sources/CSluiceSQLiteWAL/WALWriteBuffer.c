@@ -86,6 +86,11 @@ static int flush_wal(File *file) {
     return rc;
 }
 
+/// Before a call of the connection that owns a WAL (a read, sync, size,
+/// truncate or mapping of it): what it gathered, written, and the write's
+/// error. SQLITE_OK for any other file.
+static int flush_if_wal(File *file) { return file->is_wal ? flush_wal(file) : SQLITE_OK; }
+
 /// Writes what every open WAL of the database `database_name` gathered, as
 /// far as it can: a commit's frames were written by the commit itself (see
 /// `file_write`), so what is left is a transaction's frames before its
@@ -133,10 +138,8 @@ static int file_close(sqlite3_file *base) {
 
 static int file_read(sqlite3_file *base, void *out, int amount, sqlite3_int64 offset) {
     File *file = (File *)base;
-    if (file->is_wal) {
-        int rc = flush_wal(file);
-        if (rc != SQLITE_OK) return rc;
-    }
+    int rc = flush_if_wal(file);
+    if (rc != SQLITE_OK) return rc;
     return file->real->pMethods->xRead(file->real, out, amount, offset);
 }
 
@@ -184,28 +187,22 @@ static int file_write(sqlite3_file *base, const void *bytes, int amount, sqlite3
 
 static int file_truncate(sqlite3_file *base, sqlite3_int64 size) {
     File *file = (File *)base;
-    if (file->is_wal) {
-        int rc = flush_wal(file);
-        if (rc != SQLITE_OK) return rc;
-    }
+    int rc = flush_if_wal(file);
+    if (rc != SQLITE_OK) return rc;
     return file->real->pMethods->xTruncate(file->real, size);
 }
 
 static int file_sync(sqlite3_file *base, int flags) {
     File *file = (File *)base;
-    if (file->is_wal) {
-        int rc = flush_wal(file);
-        if (rc != SQLITE_OK) return rc;
-    }
+    int rc = flush_if_wal(file);
+    if (rc != SQLITE_OK) return rc;
     return file->real->pMethods->xSync(file->real, flags);
 }
 
 static int file_size(sqlite3_file *base, sqlite3_int64 *size) {
     File *file = (File *)base;
-    if (file->is_wal) {
-        int rc = flush_wal(file);
-        if (rc != SQLITE_OK) return rc;
-    }
+    int rc = flush_if_wal(file);
+    if (rc != SQLITE_OK) return rc;
     return file->real->pMethods->xFileSize(file->real, size);
 }
 
@@ -275,10 +272,8 @@ static int file_fetch(sqlite3_file *base, sqlite3_int64 offset, int amount, void
     File *file = (File *)base;
     *out = 0;
     if (file->real->pMethods->iVersion < 3) return SQLITE_OK;
-    if (file->is_wal) {
-        int rc = flush_wal(file);
-        if (rc != SQLITE_OK) return rc;
-    }
+    int rc = flush_if_wal(file);
+    if (rc != SQLITE_OK) return rc;
     return file->real->pMethods->xFetch(file->real, offset, amount, out);
 }
 
