@@ -33,6 +33,14 @@ public struct ImportReport: Sendable, Equatable, Codable {
     /// Things the user should know that did not stop the run (for example an
     /// entity delete-missing left alone because the run saw none of it).
     public var warnings: [String] = []
+    /// Why the run parsed every record though its store keeps record
+    /// digests (docs/record-digests.md), when it did: digests are off for
+    /// its mapping or options (`record digests are off (Event runs hooks)`),
+    /// or the store's set was made under another mapping, sluice version or
+    /// options, or is not valid, and the run made it anew. Nil when the run
+    /// skipped what it could, when the store had no set (its first run), and
+    /// under ``ImportOptions/noSkip``.
+    public var fullPass: String?
     /// Every table of the mapping: the entities' tables (with the stub rows
     /// created and the children deleted with their parent) and the link
     /// tables (link rows added and removed), in mapping order.
@@ -49,9 +57,9 @@ public struct ImportReport: Sendable, Equatable, Codable {
     /// {"inserted": N, "updated": N, "unchanged": N, "deleted": N, "skipped": N}},
     /// "tables": [{"name": "Post", "kind": "entity", ..., "stubs": N}, ...],
     /// "dangling": {"Post.owner": N}, "warnings": ["..."]}`, members in that
-    /// order, then for a dry run `"dryRun": true` and `"wouldFail"` (a
-    /// message or null) (written by hand: the module does not use
-    /// Foundation).
+    /// order, then `"fullPass"` when the run gives one, then for a dry run
+    /// `"dryRun": true` and `"wouldFail"` (a message or null) (written by
+    /// hand: the module does not use Foundation).
     public var json: String {
         let entities = self.entities.map { entity in
             let counts = entity.counts
@@ -68,6 +76,7 @@ public struct ImportReport: Sendable, Equatable, Codable {
             "{\"records\": \(records), \"unchangedRecords\": \(unchangedRecords), \"bytes\": \(bytes), \"seconds\": \(secondsText), "
             + "\"entities\": {\(entities.joined(separator: ", "))}, \"tables\": [\(tables.joined(separator: ", "))], "
             + "\"dangling\": {\(dangling.joined(separator: ", "))}, \"warnings\": [\(warnings.map(Self.quote).joined(separator: ", "))]"
+            + (fullPass.map { ", \"fullPass\": \(Self.quote($0))" } ?? "")
             + (dryRun ? ", \"dryRun\": true, \"wouldFail\": \(wouldFail.map(Self.quote) ?? "null")}" : "}")
     }
 
@@ -101,7 +110,8 @@ public struct ImportReport: Sendable, Equatable, Codable {
 
 extension ImportReport {
     private enum CodingKeys: String, CodingKey {
-        case records, unchangedRecords, bytes, seconds, entities, tables, dangling, warnings, dryRun, wouldFail
+        case records, unchangedRecords, bytes, seconds, entities, tables, dangling, warnings, fullPass, dryRun,
+            wouldFail
     }
 
     public init(from decoder: any Decoder) throws {
@@ -114,6 +124,7 @@ extension ImportReport {
         tables = try container.decodeIfPresent([TableReport].self, forKey: .tables) ?? []
         dangling = try container.decodeIfPresent([String: Int].self, forKey: .dangling) ?? [:]
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        fullPass = try container.decodeIfPresent(String.self, forKey: .fullPass)
         dryRun = try container.decodeIfPresent(Bool.self, forKey: .dryRun) ?? false
         wouldFail = try container.decodeIfPresent(String.self, forKey: .wouldFail)
     }
@@ -130,6 +141,7 @@ extension ImportReport {
         try container.encode(tables, forKey: .tables)
         try container.encode(dangling, forKey: .dangling)
         try container.encode(warnings, forKey: .warnings)
+        try container.encodeIfPresent(fullPass, forKey: .fullPass)
         if dryRun {
             try container.encode(dryRun, forKey: .dryRun)
             try container.encode(wouldFail, forKey: .wouldFail)

@@ -24,6 +24,7 @@ enum Summary {
                 "\(ProgressDisplay.grouped(report.unchangedRecords)) of them unchanged since the last run, not parsed (--no-skip parses them)"
             )
         }
+        if let fullPass = report.fullPass { lines.append("every record parsed: \(fullPass)") }
         let tables = report.tables
         let width = max(5, tables.map(\.name.count).max() ?? 0)
         let headings = ["inserted", "updated", "unchanged", "deleted", "skipped", "stubs"]

@@ -19,6 +19,23 @@ extension ImportPipeline {
     /// Units saved per transaction at the end of a run.
     static let unitsPerSave = 10_000
 
+    /// How a run starts its record digests (``recordDigests(_:_:_:formats:directory:)``).
+    struct DigestStart {
+        /// What the parse side feeds the units to, nil when the run keeps no digests.
+        var recorder: UnitRecorder?
+        /// The plan of a run that skips the units the store kept.
+        var plan: SkipPlan?
+        /// Why the run keeps none, when it voided a set the next run would
+        /// have trusted (a warning of its report).
+        var refusal: String?
+        /// The set a run under another fingerprint keeps, voiding the keys it writes.
+        var voiding: VoidedSet?
+        /// Why the run parses every record though the store keeps digests
+        /// (``ImportReport/fullPass``), nil when it skips what it can or was
+        /// asked to parse everything.
+        var fullPass: String?
+    }
+
     /// Decides whether the run keeps record digests in `store`: if so, starts
     /// the store's set (invalid until the units are saved) and returns the
     /// recorder the parse side feeds, with the plan of a run that skips the
@@ -28,19 +45,18 @@ extension ImportPipeline {
     static func recordDigests(
         _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, formats: [InputFormat?],
         directory: String
-    ) throws(ImportError) -> (recorder: UnitRecorder?, plan: SkipPlan?, refusal: String?, voiding: VoidedSet?) {
-        var refusal = DigestPolicy.refusal(compiled, options, formats: formats)
-        if refusal == nil && !store.keepsDigests { refusal = "the store keeps no record digests" }
+    ) throws(ImportError) -> DigestStart {
+        guard store.keepsDigests else { return DigestStart() }
         do throws(StoreError) {
-            guard let refusal else {
-                let kept = try keep(store, compiled, options, inputs: formats.count, directory: directory)
-                return (kept.recorder, kept.plan, nil, kept.voiding)
+            guard let refusal = DigestPolicy.refusal(compiled, options, formats: formats) else {
+                return try keep(store, compiled, options, inputs: formats.count, directory: directory)
             }
+            let fullPass = options.noSkip ? nil : "record digests are off (\(refusal))"
             // Only a run that voids a set the next run would have trusted says
             // so (a dry run too: its transaction, voiding included, rolls back).
-            guard try store.digestSet()?.valid == true else { return (nil, nil, nil, nil) }
+            guard try store.digestSet()?.valid == true else { return DigestStart(fullPass: fullPass) }
             try store.voidDigests()
-            return (nil, nil, refusal, nil)
+            return DigestStart(refusal: refusal, fullPass: fullPass)
         } catch {
             throw .store(error)
         }
@@ -51,10 +67,10 @@ extension ImportPipeline {
     /// another fingerprint, a run that keeps that set and voids the keys it
     /// writes (``voiding``: a change file under its own mapping), where
     /// the store can log them; else one that parses every unit and makes the
-    /// set anew.
+    /// set anew, and says why when the store had a set.
     private static func keep(
         _ store: any ImportStore, _ compiled: CompiledMapping, _ options: ImportOptions, inputs: Int, directory: String
-    ) throws(StoreError) -> (recorder: UnitRecorder?, plan: SkipPlan?, voiding: VoidedSet?) {
+    ) throws(StoreError) -> DigestStart {
         let fingerprint = DigestPolicy.fingerprint(compiled, options)
         let kept = try store.digestSet()
         let secret = kept?.secret ?? newSecret()
@@ -63,17 +79,27 @@ extension ImportPipeline {
         // A sweep deletes after the units are saved: its keys would not be voided.
         let sweeps = compiled.mappers.contains { $0.schema.deleteMissing }
         if let kept, kept.valid, !skips, !sweeps, try store.startVoidingWrites(writtenTables(compiled)) {
-            return (recorder, nil, (kept.units, secret))
+            return DigestStart(recorder: recorder, voiding: (kept.units, secret))
         }
         try store.startDigests(fingerprint: fingerprint, secret: secret, fresh: !skips)
-        let plan =
-            skips
-            ? SkipPlan(
-                compiled: compiled, options: options, secret: secret, directory: directory, inputs: inputs,
-                covered: kept?.covered ?? [])
-            : nil
-        return (recorder, plan, nil)
+        guard skips else {
+            return DigestStart(recorder: recorder, fullPass: kept.map { $0.valid ? madeAnew : notValid })
+        }
+        let plan = SkipPlan(
+            compiled: compiled, options: options, secret: secret, directory: directory, inputs: inputs,
+            covered: kept?.covered ?? [])
+        return DigestStart(recorder: recorder, plan: plan)
     }
+
+    /// Why a run that keeps digests parsed every record: the store's set
+    /// was made under another fingerprint.
+    static let madeAnew =
+        "the store's record digests were made under another mapping, sluice version or options; this run made them anew"
+
+    /// Why a run that keeps digests parsed every record: the store's set is
+    /// not valid.
+    static let notValid =
+        "the store's record digests are not valid (an earlier run voided them or did not finish); this run made them anew"
 
     /// The most keys a set keeps voided (the next run that skips holds them
     /// in memory): a run that would void more, or more than half as many as
@@ -159,6 +185,7 @@ extension ImportPipeline {
                 }
                 try store.startDigests(
                     fingerprint: DigestPolicy.fingerprint(compiled, options), secret: voiding.secret, fresh: true)
+                fullPass = Self.madeAnew
             } catch {
                 throw .store(error)
             }

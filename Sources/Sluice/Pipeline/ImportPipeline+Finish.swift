@@ -85,6 +85,7 @@ extension ImportPipeline {
             seconds: ImportPipeline.now() - startTime,
             entities: zip(names, counts).map { ImportReport.Entity(name: $0.0, counts: $0.1) })
         report.unchangedRecords = skipPlan?.skipped ?? 0
+        report.fullPass = fullPass
         let side = store.sideWrites
         report.tables = zip(names, counts).map { name, counts in
             TableReport(

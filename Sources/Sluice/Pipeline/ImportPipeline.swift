@@ -35,6 +35,9 @@ final class ImportPipeline {
     /// Why the run keeps no record digests (a warning of its report), nil
     /// when it keeps them (``DigestPolicy``).
     var digestRefusal: String?
+    /// Why the run parses every record though its store keeps record
+    /// digests (``ImportReport/fullPass``).
+    var fullPass: String?
     /// The plan of a run that skips the units the store kept.
     var skipPlan: SkipPlan?
     /// In a run under another fingerprint than the store's valid digest set,
@@ -99,9 +102,12 @@ final class ImportPipeline {
         } catch {
             throw .store(error)
         }
-        let recorder: UnitRecorder?
-        (recorder, skipPlan, digestRefusal, voiding) = try Self.recordDigests(
+        let digests = try Self.recordDigests(
             store, compiled, options, formats: formats, directory: options.sort.directory ?? target.sortDirectory)
+        let recorder = digests.recorder
+        (skipPlan, digestRefusal, voiding, fullPass) = (
+            digests.plan, digests.refusal, digests.voiding, digests.fullPass
+        )
         let identities = Dictionary(inputs.map { ($0.name, $0.identity) }, uniquingKeysWith: { first, _ in first })
         let sortDirectory = options.sort.directory ?? target.sortDirectory
         // With parse workers the store thread only copies rows: their runs are written aside.
