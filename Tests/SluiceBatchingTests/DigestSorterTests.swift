@@ -50,8 +50,26 @@ import Testing
         let sorter = DigestSorter(directory: directory.path, memoryBytes: budget)
         for entry in all { try sorter.add(entry, bytes: Self.bytes(of: entry)) }
         #expect(sorter.count == all.count)
-        let merged = try drain(try sorter.sorted())
+        let sorted = try sorter.sorted()
+        #expect(sorted.runCount <= DigestSorter.mergeWidth)
+        let merged = try drain(sorted)
         #expect(merged == all.sorted())
+    }
+
+    /// Past ``DigestSorter/mergeWidth`` runs the smallest are merged first,
+    /// as often as it takes, down to the width: every entry once, with its
+    /// bytes, in order. Budgets that spill 3,881 runs (merged many times
+    /// over) and 129 (one merge of two).
+    @Test(arguments: [64, 6_000])
+    func manyRunsAreMergedDownToTheWidth(budget: Int) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let all = entries(5_000, seed: 5)
+        let sorter = DigestSorter(directory: directory.path, memoryBytes: budget)
+        for entry in all { try sorter.add(entry, bytes: Self.bytes(of: entry)) }
+        #expect(sorter.spilledRuns > DigestSorter.mergeWidth)
+        let sorted = try sorter.sorted()
+        #expect(sorted.runCount == DigestSorter.mergeWidth)
+        #expect(try drain(sorted) == all.sorted())
     }
 
     /// Entries whose bytes are larger than a run's read buffer (up to three

@@ -58,10 +58,13 @@ package final class SortedDigests {
         try next { entry, _ in entry }
     }
 
+    /// The runs the merge reads, none for entries held.
+    var runCount: Int { readers.count }
+
     /// Hands the next entry and its bytes (valid during the call) to `read`;
     /// nil after the last. O(log runs).
     @inline(__always)
-    private func next<Value>(_ read: (DigestEntry, UnsafeRawBufferPointer) -> Value) throws(SpillError) -> Value? {
+    func next<Value>(_ read: (DigestEntry, UnsafeRawBufferPointer) -> Value) throws(SpillError) -> Value? {
         if file < 0 {
             guard heldNext < held.count else { return nil }
             let item = held[heldNext]

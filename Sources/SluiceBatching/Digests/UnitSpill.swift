@@ -8,7 +8,8 @@ import SluiceRecords
 ///
 /// Memory: the sorter's budget, 2 MB by default (8 MB took a first import
 /// of 200,000 events from a 58 MB peak to 64 MB; 2,000,000 units then merge
-/// about 85 runs, a 64 KiB buffer each). Disk: about 25 bytes a unit plus
+/// about 85 runs, a 64 KiB buffer each, and more units no more than
+/// ``DigestSorter/mergeWidth`` runs at once). Disk: about 25 bytes a unit plus
 /// its keys (about 45 bytes a unit of the events mapping).
 package final class UnitSpill {
     private let sorter: DigestSorter
