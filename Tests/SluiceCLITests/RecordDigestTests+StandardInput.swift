@@ -65,6 +65,31 @@ extension RecordDigestTests {
         #expect(unchanged == [0, 301, 300 - 30 - 38, 290, 300 - 30 - 38])
     }
 
+    /// Compressed files given by path keep and use digests as plain ones
+    /// do: a record's digest is of its decompressed bytes, so a dump
+    /// compressed by gzip skips the same dump plain, or compressed by xz,
+    /// and the next day's, by bzip2 then zstd, parses only what changed and
+    /// deletes what a full run deletes.
+    @Test(arguments: kinds) func compressedFilesSkipAsPlainOnesDo(kind: Kind) throws {
+        let (day0, day1) = days()
+        let sweep = ["--delete-missing"]
+        let unchanged = try differential(
+            kind,
+            [
+                [try packed(day0, "gzip", "gz")], [day0], [try packed(day0, "xz", "xz")],
+                sweep + [try packed(day1, "bzip2", "bz2")], sweep + [try compressed(day1)],
+            ])
+        #expect(unchanged == [0, 301, 301, 300 - 30 - 38, 290])
+    }
+
+    /// `file` compressed by `tool` (gzip, bzip2 or xz) beside it, as
+    /// `file.extension`.
+    func packed(_ file: String, _ tool: String, _ extension: String) throws -> String {
+        let result = try runCommand("/usr/bin/" + tool, ["-k", "-f", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        return file + "." + `extension`
+    }
+
     /// Standard input and a file of the same records are the same units: a
     /// store made from a file skips the stream, and the other way round
     /// (under the same options: `--format` is part of the fingerprint).
