@@ -51,6 +51,8 @@ package final class DigestSorter {
     /// buffers in the run's last merge and peaked at 85 MiB; 2,000,000 units
     /// make about 85 runs, which are merged as before.
     static let mergeWidth = 128
+    /// The bytes of a run gathered before each write.
+    private static let writeBytes = 1 << 20
     /// What an entry held costs, its bytes aside.
     private static let heldEntryBytes = MemoryLayout<(entry: DigestEntry, start: Int, count: Int)>.stride
 
@@ -132,13 +134,10 @@ package final class DigestSorter {
         held.sort { $0.entry < $1.entry }
         let start = size
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
+        buffer.reserveCapacity(Self.writeBytes)
         for item in held {
             Self.append(item.entry, heldBytes[item.start..<item.start + item.count], to: &buffer)
-            if buffer.count >= 1 << 20 {
-                try write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+            try writeWhenFull(&buffer)
         }
         try write(buffer)
         runs.append(start..<size)
@@ -161,12 +160,9 @@ package final class DigestSorter {
             runs.removeFirst(width)
             let start = size
             var buffer: [UInt8] = []
-            buffer.reserveCapacity(1 << 20)
+            buffer.reserveCapacity(Self.writeBytes)
             while try merging.next({ entry, bytes in Self.append(entry, bytes, to: &buffer) }) != nil {
-                if buffer.count >= 1 << 20 {
-                    try write(buffer)
-                    buffer.removeAll(keepingCapacity: true)
-                }
+                try writeWhenFull(&buffer)
             }
             try write(buffer)
             runs.append(start..<size)
@@ -180,6 +176,14 @@ package final class DigestSorter {
         }
         RowCoding.appendVarint(UInt64(bytes.count), to: &buffer)
         buffer += bytes
+    }
+
+    /// Writes `buffer` to the run file and empties it once it holds
+    /// ``writeBytes``.
+    private func writeWhenFull(_ buffer: inout [UInt8]) throws(SpillError) {
+        guard buffer.count >= Self.writeBytes else { return }
+        try write(buffer)
+        buffer.removeAll(keepingCapacity: true)
     }
 
     private func write(_ bytes: [UInt8]) throws(SpillError) {
