@@ -257,7 +257,7 @@ import Testing
         guard let last = sequence.steps.last(where: { $0.step.dump != nil }), let dump = last.step.dump else {
             return false
         }
-        let stats = side.into + ".stats.json"
+        let stats = TestPaths.temporaryDirectory().appendingPathComponent("stats.json").path
         for _ in 0..<2 {
             let result = try runCommand(
                 DifferentialSync.binary,

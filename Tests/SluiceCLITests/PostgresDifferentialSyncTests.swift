@@ -3,7 +3,9 @@ import SluiceTestSupport
 import Testing
 
 /// ``DifferentialSyncTests`` against PostgreSQL: the same sequences on two
-/// databases of a private server, fewer seeds (`SLUICE_DIFFERENTIAL_PG_SEEDS`);
+/// databases of a private server, in every form SQLite runs them (JSON
+/// Lines, one JSON document, XML, more threads, standard input), fewer
+/// seeds (`SLUICE_DIFFERENTIAL_PG_SEEDS`);
 /// the skipping side's runs must leave records unparsed, or nothing was
 /// compared, and some change files must keep the dump's digest set (voiding
 /// only the keys they write), or per-key voiding was not compared.
@@ -124,6 +126,68 @@ struct PostgresDifferentialSyncTests {
         }
         // Only the skipping side adds to it: the full side's runs parse every record.
         #expect(unchanged > 0, "no run of the skipping side left a record unparsed")
+    }
+
+    /// A form of the sequences that SQLite's ``DifferentialSyncTests`` runs
+    /// in a test of its own, run here on a seed or two.
+    struct Form: CustomTestStringConvertible, Sendable {
+        var name: String
+        var format: SyncSequence.Format = .jsonl
+        var records = DifferentialSyncTests.records
+        var skippingRun: [String] = []
+        var fullRun: [String] = []
+        /// Both sides read every dump from standard input.
+        var standardInput = false
+        var testDescription: String { name }
+    }
+
+    /// XML on one thread and on two; JSON Lines on two threads, its inputs
+    /// read 64 bytes at a time, and on three over dumps of 3,000 records
+    /// (several items of the workers); every dump through standard input.
+    static let forms = [
+        Form(name: "XML", format: .xml),
+        Form(name: "XML on two threads", format: .xml, skippingRun: ["--threads", "2", "--chunk-size", "64"]),
+        Form(name: "JSON Lines on two threads", skippingRun: ["--threads", "2", "--chunk-size", "64"]),
+        Form(
+            name: "JSON Lines on three threads", records: max(DifferentialSyncTests.records, 3_000),
+            skippingRun: ["--threads", "3"], fullRun: ["--threads", "1"]),
+        Form(name: "standard input", standardInput: true),
+    ]
+
+    /// The forms of ``forms``, a tenth of the seeds each: the two
+    /// databases agree after every step, and the last dump imported twice
+    /// more skips records.
+    @Test(arguments: forms) func skippingRunsOfEveryFormLeaveTheDatabaseFullRunsLeave(form: Form) throws {
+        let server = try PostgresTestServer.makePrivate()
+        defer { try? server.crash() }
+        for offset in 0..<max(1, Self.seeds / 10) {
+            let sequence = SyncSequence(
+                seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
+                records: form.records, directory: TestPaths.temporaryDirectory(), format: form.format)
+            var sides: [DifferentialSync.Side] = []
+            for (name, arguments) in [
+                ("skipping", form.skippingRun), ("full", DifferentialSync.fullRunArguments + form.fullRun),
+            ] {
+                let database = try server.newDatabase()
+                var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
+                side.settle = { Self.waitForIdle(server, database) }
+                if form.standardInput {
+                    side.standardInput = true
+                    side.runsRecorded = {
+                        Int(PostgresReader(database).value("SELECT count(*) FROM _sluice_runs") ?? "") ?? 0
+                    }
+                }
+                sides.append(side)
+            }
+            let failure = try DifferentialSync.run(
+                sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents)
+            #expect(failure == nil, "\(form.name): \(failure ?? "")")
+            if failure != nil { return }
+            #expect(PostgresReader(sides[1].into).value("SELECT count(*) FROM \"Event\"") != "0")
+            #expect(
+                try DifferentialSyncTests.skipsTheLastDump(sequence, sides[0]),
+                "\(form.name), seed \(sequence.seed): nothing skipped")
+        }
     }
 
     /// Each relationship of ``SyncSequence``'s mapping whose count `database`

@@ -131,7 +131,7 @@ public struct SyncSequence {
 
     /// The form of the dumps: JSON Lines, XML, or one JSON document a file
     /// (records at `$.events[*]`).
-    public enum Format: String {
+    public enum Format: String, Sendable {
         case jsonl, xml, json
     }
 
