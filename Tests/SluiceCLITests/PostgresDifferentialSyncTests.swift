@@ -15,6 +15,20 @@ import Testing
 struct PostgresDifferentialSyncTests {
     static let seeds = Int(ProcessInfo.processInfo.environment["SLUICE_DIFFERENTIAL_PG_SEEDS"] ?? "") ?? 10
 
+    /// The two sides of a sequence, each on a new database of `server`
+    /// (the skipping side first), waiting after a stopped run until its
+    /// session has ended.
+    static func sides(on server: PostgresTestServer, skipping: [String], full: [String]) throws
+        -> [DifferentialSync.Side]
+    {
+        try [("skipping", skipping), ("full", full)].map { name, arguments in
+            let database = try server.newDatabase()
+            var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
+            side.settle = { waitForIdle(server, database) }
+            return side
+        }
+    }
+
     /// Waits until no session but the caller's is left on `database`
     /// (``PostgresTestServer/waitForIdle(_:)``).
     static func waitForIdle(_ server: PostgresTestServer, _ database: String) { server.waitForIdle(database) }
@@ -31,14 +45,8 @@ struct PostgresDifferentialSyncTests {
             let sequence = SyncSequence(
                 seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
                 records: DifferentialSyncTests.records, directory: directory)
-            var sides: [DifferentialSync.Side] = []
-            for (name, arguments) in [("skipping", []), ("full", DifferentialSync.fullRunArguments)] {
-                let database = try server.newDatabase()
-                var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
-                side.settle = { Self.waitForIdle(server, database) }
-                side.summarized = { unchanged += DifferentialSync.unchangedRecords($0) }
-                sides.append(side)
-            }
+            var sides = try Self.sides(on: server, skipping: [], full: DifferentialSync.fullRunArguments)
+            sides[0].summarized = { unchanged += DifferentialSync.unchangedRecords($0) }
             // The valid set a dump left, before a change file (not after another:
             // two change files have one fingerprint), compared after it. A
             // reader a query: a session left open would keep `settle` waiting.
@@ -111,14 +119,8 @@ struct PostgresDifferentialSyncTests {
             let sequence = SyncSequence(
                 seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
                 records: DifferentialSyncTests.records, directory: TestPaths.temporaryDirectory(), format: .json)
-            var sides: [DifferentialSync.Side] = []
-            for (name, arguments) in [("skipping", skippingRun), ("full", DifferentialSync.fullRunArguments)] {
-                let database = try server.newDatabase()
-                var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
-                side.settle = { Self.waitForIdle(server, database) }
-                side.summarized = { unchanged += DifferentialSync.unchangedRecords($0) }
-                sides.append(side)
-            }
+            var sides = try Self.sides(on: server, skipping: skippingRun, full: DifferentialSync.fullRunArguments)
+            sides[0].summarized = { unchanged += DifferentialSync.unchangedRecords($0) }
             let failure = try DifferentialSync.run(
                 sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents)
             #expect(failure == nil, "\(failure ?? "")")
@@ -164,20 +166,14 @@ struct PostgresDifferentialSyncTests {
             let sequence = SyncSequence(
                 seed: DifferentialSyncTests.firstSeed + UInt64(offset), steps: DifferentialSyncTests.steps,
                 records: form.records, directory: TestPaths.temporaryDirectory(), format: form.format)
-            var sides: [DifferentialSync.Side] = []
-            for (name, arguments) in [
-                ("skipping", form.skippingRun), ("full", DifferentialSync.fullRunArguments + form.fullRun),
-            ] {
-                let database = try server.newDatabase()
-                var side = DifferentialSync.Side(name: name, into: database, arguments: arguments)
-                side.settle = { Self.waitForIdle(server, database) }
-                if form.standardInput {
-                    side.standardInput = true
-                    side.runsRecorded = {
-                        Int(PostgresReader(database).value("SELECT count(*) FROM _sluice_runs") ?? "") ?? 0
-                    }
+            var sides = try Self.sides(
+                on: server, skipping: form.skippingRun, full: DifferentialSync.fullRunArguments + form.fullRun)
+            for index in sides.indices where form.standardInput {
+                let database = sides[index].into
+                sides[index].standardInput = true
+                sides[index].runsRecorded = {
+                    Int(PostgresReader(database).value("SELECT count(*) FROM _sluice_runs") ?? "") ?? 0
                 }
-                sides.append(side)
             }
             let failure = try DifferentialSync.run(
                 sequence, skipping: sides[0], full: sides[1], contents: DifferentialSync.postgresContents)
