@@ -161,25 +161,6 @@ import Testing
             })
     }
 
-    /// Zero-config imports infer column types as records come, on one
-    /// thread whatever `--threads` says: the same store and statistics.
-    @Test func zeroConfigImportsAreTheSameWithThreads() throws {
-        let events = input("zero.jsonl", count: 3_000)
-        let first = try eachGivesWhatTheFirstGives(threads: [1, 4]) { threads in
-            let path = store("zero-\(threads).sqlite")
-            let run = try runCommand(
-                sluice,
-                [
-                    "import", "--entity", "Event", "--key", "id", "--into", path, "--no-skip", "--threads",
-                    "\(threads)",
-                    "-q", "--stats-json", path + ".json", events,
-                ])
-            #expect(run.status == 0, "\(run.stderr)")
-            return Outcome(tables: dump(path), statistics: try statistics(path + ".json"))
-        }
-        #expect(first?.tables["Event"]?.count ?? 0 > 2_000)
-    }
-
     /// Values over 256 KiB go to the run's one side file from every
     /// thread; each record here is an item of its own.
     @Test func largeValuesFromSeveralThreadsAreStoredWhole() throws {

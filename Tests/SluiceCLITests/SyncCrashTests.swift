@@ -201,7 +201,7 @@ import Testing
         #expect(
             types == [
                 ["id", "INTEGER"], ["kind", "TEXT"], ["score", "INTEGER"], ["ratio", "REAL"], ["ok", "INTEGER"],
-                ["tags", "TEXT"],
+                ["tags", "JSON TEXT"],
             ])
         #expect(reader.value("SELECT typeof(id) || typeof(ratio) FROM Event LIMIT 1") == "integerreal")
     }

@@ -35,6 +35,30 @@ import Testing
         #expect(unchanged == 600 && again[entity: "E"]?.updated == 0)
     }
 
+    /// A column whose first value is an object is `json`, and a later
+    /// string in it is stored as JSON text (`"s"`). Read back from SQLite
+    /// as a plain text column, the same file imported again stored the
+    /// string without its quotes and counted its row updated; a run
+    /// resumed into the table its killed start made did the same.
+    @Test(arguments: [1, 2]) func aJSONColumnIsStillJSONWhenTheTableIsAdopted(threads: Int) throws {
+        let store = newStore()
+        var options = ImportOptions()
+        options.noSkip = true
+        options.threads = threads
+        let input = TestPaths.file(
+            "json-column.jsonl",
+            #"{"id": 1, "o": {"a": 1}}"# + "\n" + #"{"id": 2, "o": "s"}"# + "\n" + #"{"id": 3, "o": 5}"# + "\n")
+        for run in 0..<2 {
+            let report = try Importer(entity: "E", key: "id", store: store, options: options).runBlocking(inputs: [
+                input
+            ])
+            #expect(report[entity: "E"]?.unchanged == (run == 0 ? 0 : 3), "run \(run)")
+            #expect(report[entity: "E"]?.updated == 0, "run \(run)")
+            let values = StoreReader(store).rows("SELECT quote(o) FROM E ORDER BY id").map { $0.first ?? nil }
+            #expect(values == [#"'{"a":1}'"#, #"'"s"'"#, "'5'"], "run \(run)")
+        }
+    }
+
     @Test func pastSQLitesColumnLimitTheMemberIsNamed() throws {
         let lines = (0..<2_100).map { #"{"id": \#($0), "m\#($0)": 1}"# }
         #expect {

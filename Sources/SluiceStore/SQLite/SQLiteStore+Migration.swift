@@ -53,7 +53,7 @@ extension SQLiteStore {
         var changes: [String] = []
         for column in stored {
             guard let mapped = schema.columns.first(where: { $0.name.lowercased() == column.name.lowercased() }),
-                Self.attributeType(declared: column.declared) != Self.attributeType(declared: mapped.type.sqlType)
+                Self.affinityType(declared: column.declared) != Self.affinityType(declared: mapped.type.sqlType)
             else { continue }
             changes.append(
                 "\(column.name) \(column.declared.isEmpty ? "(no type)" : column.declared) → \(mapped.type.sqlType)")

@@ -225,10 +225,19 @@ package final class SQLiteStore: RowStore {
             ? nil : stored.map { ColumnSchema(name: $0.name, type: Self.attributeType(declared: $0.declared)) }
     }
 
+    /// The attribute type of a column declared `declared`: its
+    /// ``affinityType(declared:)``, but `json` for a text column whose
+    /// declared type names JSON, as ``AttributeType/sqlType`` declares one.
+    static func attributeType(declared: String) -> AttributeType {
+        let type = affinityType(declared: declared)
+        return type == .string && declared.uppercased().contains("JSON") ? .json : type
+    }
+
     /// The attribute type whose values a column declared `declared` stores
     /// as they are (SQLite's affinity rules: INT, then CHAR/CLOB/TEXT, then
-    /// REAL/FLOA/DOUB; BLOB and NUMERIC columns read back as text).
-    static func attributeType(declared: String) -> AttributeType {
+    /// REAL/FLOA/DOUB; BLOB and NUMERIC columns read back as text). Two
+    /// columns of one such type store every value alike.
+    static func affinityType(declared: String) -> AttributeType {
         let type = declared.uppercased()
         if type.contains("INT") { return .integer }
         if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return .string }

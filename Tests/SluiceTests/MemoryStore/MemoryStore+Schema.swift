@@ -67,7 +67,7 @@ extension MemoryStore {
                 continue
             }
             let affinity = MemoryAffinity(mapped.type)
-            guard affinity.attributeType != column.affinity.attributeType else { continue }
+            guard affinity.storage.attributeType != column.affinity.storage.attributeType else { continue }
             changes.append("\(column.name) \(column.affinity.rawValue) → \(affinity.rawValue)")
             changed.append(index)
             table.columns[index] = MemoryColumn(

@@ -86,6 +86,8 @@ enum MemoryAffinity: String {
     case integer = "INTEGER"
     case real = "REAL"
     case text = "TEXT"
+    /// A `json` attribute's column: TEXT affinity, a type that reads back as `json`.
+    case json = "JSON TEXT"
     case blob = "BLOB"
 
     /// The column type of an attribute type, as the SQLite store declares it.
@@ -93,7 +95,8 @@ enum MemoryAffinity: String {
         switch type {
         case .integer, .boolean: self = .integer
         case .double, .float: self = .real
-        case .string, .date, .json, .decimal: self = .text
+        case .json: self = .json
+        case .string, .date, .decimal: self = .text
         case .binary: self = .blob
         }
     }
@@ -105,16 +108,22 @@ enum MemoryAffinity: String {
         switch self {
         case .integer: return .integer
         case .real: return .double
+        case .json: return .json
         case .text, .blob: return .string
         }
     }
+
+    /// The affinity that decides how values are stored: a `JSON TEXT`
+    /// column's is TEXT's (two columns of one store every value alike, and
+    /// a type change between them migrates nothing).
+    var storage: MemoryAffinity { self == .json ? .text : self }
 
     /// `value` as a column of this affinity stores it: numeric columns keep
     /// text that reads as a number as that number (an integer when it has
     /// no fraction), an INTEGER column a whole real as an integer, a REAL
     /// column an integer as a real, a TEXT column numbers as their text.
     func stored(_ value: MemoryValue) -> MemoryValue {
-        switch (self, value) {
+        switch (storage, value) {
         case (.integer, .text(let bytes)):
             guard let number = Self.number(bytes) else { return value }
             return number.integer.map { .integer($0) } ?? .real(number.real)

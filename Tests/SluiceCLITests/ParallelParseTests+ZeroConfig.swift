@@ -1,0 +1,222 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// Zero-config imports (`--entity`, `--key`) on several threads: a table's
+/// columns are discovered and typed by the records in input order, so the
+/// workers map with a copy of the columns and hand the rest of an item
+/// that would add to them to the serial worker (`ParseWorker`). Whatever
+/// the threads, the table has the columns of one thread, in its order and
+/// types, and every value is stored as one thread stores it.
+extension ParallelParseTests {
+    /// `count` records, most about 120 bytes. Every tenth repeats the key
+    /// of one far before it (its row is the field-by-field merge of both).
+    /// Column `c<k>` first appears in record 450 k + 237, in items far
+    /// apart, then in every seventh record; its first value's kind (string,
+    /// integer, double, boolean, object) decides its type, and the later
+    /// values are of every kind, so that each is converted for the column
+    /// the first decided. `extra(index)` adds members to record `index`;
+    /// record `bad`, when given, is `badLine`.
+    func zeroConfigLines(
+        count: Int, columns: Int = 24, bad: Int? = nil, badLine: String = "", extra: (Int) -> String = { _ in "" }
+    ) -> [String] {
+        let kinds = [#""s%d""#, "%d", "%d.5", "true", #"{"v": %d}"#, #"[%d, "x"]"#]
+        return (1...count).map { index in
+            if index == bad { return badLine }
+            let id = index % 10 == 0 ? index / 3 : index
+            var members = [#""id": \#(id)"#, #""kind": "k\#(index % 7)""#]
+            if index % 3 == 0 { members.append(#""score": \#(index)"#) }
+            for column in 0..<columns where index >= column * 450 + 237 {
+                let first = index == column * 450 + 237
+                guard first || index % 7 == column % 7 else { continue }
+                let kind = kinds[(first ? column : index / 7) % kinds.count]
+                members.append(#""c\#(column)": \#(kind.replacingOccurrences(of: "%d", with: "\(index)"))"#)
+            }
+            members.append(extra(index))
+            return "{" + members.filter { !$0.isEmpty }.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// The records of ``zeroConfigLines(count:columns:bad:badLine:extra:)``
+    /// as JSON Lines, or as one JSON array (`array`).
+    func zeroConfigInput(_ name: String, _ lines: [String], array: Bool = false) -> String {
+        TestPaths.file(
+            name, array ? "[\n" + lines.joined(separator: ",\n") + "\n]\n" : lines.joined(separator: "\n") + "\n")
+    }
+
+    func zeroConfigArguments(_ store: String, _ input: String, threads: Int, _ extra: [String] = []) -> [String] {
+        ["import", "--entity", "Event", "--key", "id", "--into", store, "--threads", "\(threads)", "-q"] + extra + [
+            input
+        ]
+    }
+
+    /// Every table as ``dump(_:)`` gives it, and the project's table with
+    /// each value quoted (`quote()`: an integer, a real and a text that
+    /// print alike differ) under its `CREATE TABLE` statement, which names
+    /// the columns in order with their types. Of each input's checkpoint,
+    /// its records: a complete input's bytes are where its last group was
+    /// cut, which the chunk size moves, with one thread as with several.
+    func typedDump(_ store: String) -> [String: [String]] {
+        var tables = dump(store)
+        let reader = StoreReader(store)
+        tables["_sluice_checkpoints"] = reader.rows(
+            "SELECT input || '|' || records FROM _sluice_checkpoints ORDER BY 1"
+        )
+        .map { $0.first.flatMap { $0 } ?? "" }
+        let columns = reader.rows("SELECT name FROM pragma_table_info('Event') ORDER BY cid").compactMap {
+            $0.first ?? nil
+        }
+        let quoted = columns.map { "quote(\"\($0)\")" }.joined(separator: " || '|' || ")
+        tables["Event (typed)"] =
+            reader.rows("SELECT sql FROM sqlite_master WHERE name = 'Event'").map { $0.first.flatMap { $0 } ?? "" }
+            + reader.rows("SELECT \(quoted) FROM Event ORDER BY id").map { $0.first.flatMap { $0 } ?? "NULL" }
+        return tables
+    }
+
+    /// Each of `steps` run into each store of `paths` in turn with the run
+    /// of the same place in `runs`, by `command(step, run, path, stats)`:
+    /// every run succeeds, and after each step every store's tables
+    /// (``typedDump(_:)``) and statistics are the first's, which
+    /// `first(step, outcome)` checks. `named` says a run in a message.
+    func zeroConfigRunsGiveWhatTheFirstGives<Run>(
+        steps: Int, runs: [Run], paths: [String], named: (Run) -> String,
+        command: (_ step: Int, _ run: Run, _ path: String, _ stats: String) -> [String],
+        first: (_ step: Int, _ outcome: Outcome) -> Void
+    ) throws {
+        for step in 0..<steps {
+            var outcomes: [Outcome] = []
+            for (run, path) in zip(runs, paths) {
+                let stats = path + ".\(step).json"
+                let result = try runCommand(sluice, command(step, run, path, stats))
+                #expect(result.status == 0, "\(result.stderr)")
+                outcomes.append(Outcome(tables: typedDump(path), statistics: try statistics(stats)))
+            }
+            first(step, outcomes[0])
+            for (run, outcome) in zip(runs, outcomes).dropFirst() {
+                #expect(outcome.tables == outcomes[0].tables, "step \(step), \(named(run))")
+                #expect(outcome.statistics == outcomes[0].statistics, "step \(step), \(named(run))")
+            }
+        }
+    }
+
+    /// JSON Lines and a JSON array, read in whole chunks and 1 KiB ones,
+    /// with groups cut inside items (`--batch-rows 40`, so that a worker
+    /// hands over the rest of an item after handing on groups of it): the
+    /// first import into a new store, then a file whose records add columns
+    /// and change values into the stored table. Each run on two, three and
+    /// four threads gives one thread's tables, types and statistics.
+    @Test(arguments: [false, true])
+    func zeroConfigWithThreadsGivesTheColumnsTypesAndStatisticsOfOne(array: Bool) throws {
+        let form = array ? "array" : "lines"
+        let suffix = array ? "json" : "jsonl"
+        let day0 = zeroConfigInput("zero-\(form)-0.\(suffix)", zeroConfigLines(count: 12_000), array: array)
+        let day1 = zeroConfigInput(
+            "zero-\(form)-1.\(suffix)",
+            zeroConfigLines(count: 12_000, columns: 28) { index in
+                index % 101 == 0 ? #""late\#(index % 5)": \#(index % 2 == 0 ? "\(index)" : #""t\#(index)""#)"# : ""
+            }, array: array)
+        let runs = [(1, 65_536, 10_000), (2, 1_024, 10_000), (3, 65_536, 40), (4, 1_024, 200)]
+        let paths = runs.map { store("zero-\(form)-\($0.0).sqlite") }
+        var create = ""
+        try zeroConfigRunsGiveWhatTheFirstGives(
+            steps: 2, runs: runs, paths: paths,
+            named: { "--threads \($0.0), chunks of \($0.1), groups of \($0.2)" },
+            command: { step, run, path, stats in
+                zeroConfigArguments(
+                    path, step == 0 ? day0 : day1, threads: run.0,
+                    ["--no-skip", "--chunk-size", "\(run.1)", "--batch-rows", "\(run.2)", "--stats-json", stats])
+            },
+            first: { step, first in
+                #expect(first.tables["Event"]?.count ?? 0 > 10_000, "step \(step)")
+                create = first.tables["Event (typed)"]?.first ?? ""
+            })
+        for column in [
+            "\"c0\" TEXT", "\"c1\" INTEGER", "\"c2\" REAL", "\"c3\" INTEGER", "\"c4\" JSON TEXT", "\"c5\" JSON TEXT",
+            "\"late0\"",
+        ] {
+            #expect(create.contains(column), "\(create)")
+        }
+    }
+
+    /// Errors a zero-config run meets where the workers hand records over:
+    /// a member whose name differs from a column's only in letter case (a
+    /// refusal of the mapper that adds columns), and a malformed record
+    /// three records after a new column's first. The message of one thread
+    /// (file, line:column, byte, record number), and every record before
+    /// the failed one committed.
+    @Test(arguments: [
+        ("case", 9_001, #"{"id": 5, "KIND": "x"}"#),
+        ("malformed", 4_740, #"{"id": 5, "kind": nope}"#),
+    ])
+    func zeroConfigErrorsAreReportedAsOneThreadReportsThem(name: String, bad: Int, line: String) throws {
+        let input = zeroConfigInput("zero-\(name).jsonl", zeroConfigLines(count: 12_000, bad: bad, badLine: line))
+        struct Failure: Equatable {
+            var message: String
+            var tables: [String: [String]]
+        }
+        let first = try eachGivesWhatTheFirstGives { threads in
+            let path = store("zero-\(name)-\(threads).sqlite")
+            let run = try runCommand(
+                sluice, zeroConfigArguments(path, input, threads: threads, ["--batch-rows", "500"]))
+            #expect(run.status == 65)
+            return Failure(message: run.stderr, tables: typedDump(path).filter { $0.key.hasPrefix("Event") })
+        }
+        #expect(first?.message.contains("record \(bad): ") == true, "\(first?.message ?? "")")
+        #expect(first?.tables["Event"]?.isEmpty == false)
+    }
+
+    /// Zero-config runs that keep record digests: the first import, the
+    /// same file again (every unit skipped), then the next day with
+    /// `--delete-missing`, whose changed records add columns. Every table,
+    /// the digest tables included, and the statistics are one thread's.
+    @Test func zeroConfigDigestRunsWithThreadsGiveTheStoreAndStatisticsOfOne() throws {
+        let lines = zeroConfigLines(count: 12_000)
+        let day0 = zeroConfigInput("zero-digest-0.jsonl", lines)
+        let changed = lines.enumerated().compactMap { index, line -> String? in
+            guard index % 97 != 96 else { return nil }
+            guard index % 50 == 0 else { return line }
+            return String(line.dropLast()) + #", "changed\#(index % 3)": \#(index % 100 == 0 ? "1" : #""one""#)}"#
+        }
+        let day1 = zeroConfigInput("zero-digest-1.jsonl", changed)
+        let runs = [(1, 65_536), (2, 1_024), (3, 65_536)]
+        let paths = runs.map { store("zero-digest-\($0.0).sqlite") }
+        try sharedSecretStores(paths, seed: "zero-digest-seed.sqlite") { path, extra in
+            zeroConfigArguments(
+                path, zeroConfigInput("zero-digest-seed.jsonl", [#"{"id": 0, "kind": "k"}"#]), threads: 1, extra)
+        }
+        let steps: [(input: String, extra: [String], skips: Bool)] = [
+            (day0, [], false), (day0, [], true), (day1, ["--delete-missing"], true),
+        ]
+        var create = ""
+        try zeroConfigRunsGiveWhatTheFirstGives(
+            steps: steps.count, runs: runs, paths: paths, named: { "--threads \($0.0)" },
+            command: { number, run, path, stats in
+                let extra = steps[number].extra + ["--chunk-size", "\(run.1)", "--stats-json", stats]
+                return zeroConfigArguments(path, steps[number].input, threads: run.0, extra)
+            },
+            first: { number, first in
+                #expect(first.tables["_sluice_unit_pages"]?.isEmpty == false, "step \(number)")
+                let unchanged = first.statistics["unchangedRecords"] as? Int ?? 0
+                #expect(steps[number].skips ? unchanged > 6_000 : unchanged == 0, "step \(number): \(unchanged)")
+                create = first.tables["Event (typed)"]?.first ?? ""
+            })
+        #expect(create.contains("\"changed2\" TEXT"), "\(create)")
+    }
+
+    /// A zero-config run on two threads killed at random moments, resumed
+    /// on three, ends in the table of one uninterrupted thread: its
+    /// columns, their types and every value.
+    @Test func killedZeroConfigRunResumedWithOtherThreadsGivesTheSameTable() throws {
+        let input = zeroConfigInput("zero-resume.jsonl", zeroConfigLines(count: 20_000))
+        let extra = ["--batch-rows", "300", "--sort-mib", "1", "--no-skip"]
+        let reference = store("zero-resume-reference.sqlite")
+        let duration = try timed(zeroConfigArguments(reference, input, threads: 1, extra))
+        let expected = typedDump(reference).filter { $0.key.hasPrefix("Event") }
+        try killedRunsResumed(
+            "zero-resume", duration: duration, killed: { zeroConfigArguments($0, input, threads: 2, extra) },
+            resumed: { zeroConfigArguments($0, input, threads: 3, extra + ["--resume"]) },
+            check: { path, attempt in
+                #expect(typedDump(path).filter { $0.key.hasPrefix("Event") } == expected, "attempt \(attempt)")
+            })
+    }
+}
