@@ -15,10 +15,13 @@ extension ParallelParseTests {
     /// apart, then in every seventh record; its first value's kind (string,
     /// integer, double, boolean, object) decides its type, and the later
     /// values are of every kind, so that each is converted for the column
-    /// the first decided. `extra(index)` adds members to record `index`;
-    /// record `bad`, when given, is `badLine`.
+    /// the first decided (of its first kind only, unless `mixed`: a
+    /// PostgreSQL column refuses a value its type cannot hold).
+    /// `extra(index)` adds members to record `index`; record `bad`, when
+    /// given, is `badLine`.
     func zeroConfigLines(
-        count: Int, columns: Int = 24, bad: Int? = nil, badLine: String = "", extra: (Int) -> String = { _ in "" }
+        count: Int, columns: Int = 24, mixed: Bool = true, bad: Int? = nil, badLine: String = "",
+        extra: (Int) -> String = { _ in "" }
     ) -> [String] {
         let kinds = [#""s%d""#, "%d", "%d.5", "true", #"{"v": %d}"#, #"[%d, "x"]"#]
         return (1...count).map { index in
@@ -29,7 +32,7 @@ extension ParallelParseTests {
             for column in 0..<columns where index >= column * 450 + 237 {
                 let first = index == column * 450 + 237
                 guard first || index % 7 == column % 7 else { continue }
-                let kind = kinds[(first ? column : index / 7) % kinds.count]
+                let kind = kinds[(first || !mixed ? column : index / 7) % kinds.count]
                 members.append(#""c\#(column)": \#(kind.replacingOccurrences(of: "%d", with: "\(index)"))"#)
             }
             members.append(extra(index))
@@ -218,5 +221,45 @@ extension ParallelParseTests {
             check: { path, attempt in
                 #expect(typedDump(path).filter { $0.key.hasPrefix("Event") } == expected, "attempt \(attempt)")
             })
+    }
+}
+
+/// Zero-config imports into PostgreSQL on several threads.
+extension ParallelParseTests {
+    /// A first import, then a file that adds columns to the stored table,
+    /// into PostgreSQL on one thread and on three: the same columns in the
+    /// same order and types, and every row the same, value for value
+    /// (`row_to_json`, which tells a number from its text); then a value
+    /// the column's type cannot hold, refused with the record's number.
+    @Test(.enabled(if: PostgresTestServer.enabled, "no PostgreSQL server could be started"))
+    func zeroConfigIntoPostgreSQLWithThreadsGivesTheTableOfOne() throws {
+        let server = try PostgresTestServer.require()
+        let day0 = zeroConfigInput("zero-pg-0.jsonl", zeroConfigLines(count: 6_000, mixed: false))
+        let day1 = zeroConfigInput("zero-pg-1.jsonl", zeroConfigLines(count: 6_000, columns: 28, mixed: false))
+        let outcomes = try [1, 3].map { threads -> [[String?]] in
+            let database = try server.newDatabase()
+            for input in [day0, day1] {
+                let run = try runCommand(
+                    sluice,
+                    zeroConfigArguments(database, input, threads: threads, ["--no-skip", "--chunk-size", "1024"]))
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+            // A value its column's type cannot hold: the store names the record, not its sort ordinal.
+            let bad = zeroConfigInput(
+                "zero-pg-bad.jsonl", [#"{"id": 1, "c1": 5}"#, #"{"id": 2, "c1": [5]}"#, #"{"id": 3, "c1": 6}"#])
+            let refused = try runCommand(sluice, zeroConfigArguments(database, bad, threads: threads, ["--no-skip"]))
+            #expect(refused.status == 74)
+            #expect(
+                refused.stderr.contains(#"record 2: column "c1" is bigint, and the value [5] is not one"#),
+                "\(refused.stderr)")
+            let reader = PostgresReader(database)
+            return reader.rows(
+                "SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_name = 'Event' "
+                    + "ORDER BY ordinal_position")
+                + reader.rows(#"SELECT row_to_json(e)::text FROM "Event" e ORDER BY id"#)
+        }
+        #expect(outcomes[0].count > 5_000)
+        #expect(outcomes[0].contains(["c4 jsonb"]))
+        #expect(outcomes[1] == outcomes[0])
     }
 }

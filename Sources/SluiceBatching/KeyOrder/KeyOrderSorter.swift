@@ -146,12 +146,23 @@ package final class KeyOrderSorter {
     /// Waits for a run still being written aside (a run that ended early).
     deinit { runAside?.worker?.join() }
 
+    /// Where a held row's ordinal keeps its group's sequence (``add(_:)``):
+    /// the bits above this many, which order a key's occurrences across
+    /// groups; the record's own number is below.
+    package static let sequenceShift = 40
+
+    /// The number of the record a sorted row came from: its `ordinal`
+    /// without the group's sequence. A store's message that names the
+    /// record of a row it refuses reads it so (it said `record
+    /// 1099511628526` for record 750).
+    package static func record(ofOrdinal ordinal: Int) -> Int { ordinal & (1 << sequenceShift - 1) }
+
     /// Takes a group's rows (copying them) and its checkpoint; spills every
     /// table when the rows held exceed the budget. O(rows) plus, when it
     /// spills, O(n log n) in the rows held.
     package func add(_ group: BatchGroup) throws(SpillError) {
         sequence += 1
-        let base = sequence << 40
+        let base = sequence << Self.sequenceShift
         for batch in group.batches {
             let name = batch.link?.name ?? batch.schema.name
             let table: Table

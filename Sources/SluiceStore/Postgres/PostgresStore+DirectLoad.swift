@@ -1,3 +1,4 @@
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 
 /// The first load of a table: an entity table that held no row when the run
@@ -86,7 +87,9 @@ extension PostgresStore {
                             unencodable = true
                             throw StoreError(
                                 path: name, action: action,
-                                message: "record \(rows.ordinals[row]): a date not in the stored form", code: 0)
+                                message:
+                                    "record \(KeyOrderSorter.record(ofOrdinal: rows.ordinals[row])): a date not in the stored form",
+                                code: 0)
                         }
                         buffer.int64(micros - Self.postgresEpoch)
                     }

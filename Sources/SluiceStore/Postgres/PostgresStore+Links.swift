@@ -238,7 +238,7 @@ extension PostgresStore {
             throw StoreError(
                 path: name, action: action,
                 message:
-                    "record \(rows.ordinals[row]): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
+                    "record \(KeyOrderSorter.record(ofOrdinal: rows.ordinals[row])): column \(pgQuoted(columns[column].name)) is \(columns[column].type.sql), "
                     + "and the value \(error.cell) is not one", code: 0)
         }
     }

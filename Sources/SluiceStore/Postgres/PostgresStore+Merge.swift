@@ -1,3 +1,4 @@
+import SluiceBatching
 @_spi(Machinery) import SluiceRecords
 
 /// The merge of one entity batch: one row per key copied into the staging
@@ -188,7 +189,7 @@ extension PostgresStore {
             throw StoreError(
                 path: name, action: action,
                 message:
-                    "record \(rows.ordinals[row]): column \(pgQuoted(table.schema.columns[column].name)) is "
+                    "record \(KeyOrderSorter.record(ofOrdinal: rows.ordinals[row])): column \(pgQuoted(table.schema.columns[column].name)) is "
                     + "\(table.types[column].sql), and the value \(error.cell) is not one", code: 0)
         }
     }
