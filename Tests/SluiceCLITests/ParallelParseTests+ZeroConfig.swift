@@ -13,7 +13,7 @@ extension ParallelParseTests {
     /// of one far before it (its row is the field-by-field merge of both).
     /// Column `c<k>` first appears in record 450 k + 237, in items far
     /// apart, then in every seventh record; its first value's kind (string,
-    /// integer, double, boolean, object) decides its type, and the later
+    /// integer, double, boolean, object, array) decides its type, and the later
     /// values are of every kind, so that each is converted for the column
     /// the first decided (of its first kind only, unless `mixed`: a
     /// PostgreSQL column refuses a value its type cannot hold).
@@ -40,7 +40,7 @@ extension ParallelParseTests {
         }
     }
 
-    /// The records of ``zeroConfigLines(count:columns:bad:badLine:extra:)``
+    /// The records of ``zeroConfigLines(count:columns:mixed:bad:badLine:extra:)``
     /// as JSON Lines, or as one JSON array (`array`).
     func zeroConfigInput(_ name: String, _ lines: [String], array: Bool = false) -> String {
         TestPaths.file(
