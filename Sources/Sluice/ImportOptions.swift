@@ -79,13 +79,9 @@ public struct ImportOptions: Sendable, Equatable {
     /// records), and hands the threads only the records it parses otherwise
     /// (XML and one JSON document: it parses on one thread). An XML document
     /// declared in an encoding other than UTF-8, or in UTF-16, parses on one
-    /// thread. A zero-config import parses on these threads too, its
-    /// columns discovered and typed in input order as one thread does: a
-    /// thread hands the rest of its records over to be mapped in order
-    /// from the first record that would add a column. Other runs parse on
-    /// one thread whatever this says: records nested inside the values of
-    /// JSON Lines, `--order input` and mappings with hooks. On a 2-core
-    /// machine the store thread
+    /// thread. Other runs parse on one thread whatever this says: records
+    /// nested inside the values of JSON Lines, `--order input`, zero-config
+    /// imports and mappings with hooks. On a 2-core machine the store thread
     /// bounds the run: 2 threads measured 0.85–0.86 × the wall of one into
     /// SQLite (docs/performance.md). Each
     /// thread holds about 1.5 MiB while it works. Not part of a run's

@@ -2,12 +2,13 @@ import Foundation
 import SluiceTestSupport
 import Testing
 
-/// Zero-config imports (`--entity`, `--key`) on several threads: a table's
-/// columns are discovered and typed by the records in input order, so the
-/// workers map with a copy of the columns and hand the rest of an item
-/// that would add to them to the serial worker (`ParseWorker`). Whatever
-/// the threads, the table has the columns of one thread, in its order and
-/// types, and every value is stored as one thread stores it.
+/// Zero-config imports (`--entity`, `--key`) with `--threads`: a table's
+/// columns are discovered and typed by the records in input order, and
+/// such a run parses on one thread whatever `--threads` says
+/// (`ParseWorkers.refusal`; docs/performance.md, "Zero-config imports on
+/// several threads: built, measured, not kept"). Whatever the threads, the
+/// table has the columns of one thread, in its order and types, and every
+/// value is stored as one thread stores it, after a kill and a resume too.
 extension ParallelParseTests {
     /// `count` records, most about 120 bytes. Every tenth repeats the key
     /// of one far before it (its row is the field-by-field merge of both).
@@ -103,8 +104,7 @@ extension ParallelParseTests {
     }
 
     /// JSON Lines and a JSON array, read in whole chunks and 1 KiB ones,
-    /// with groups cut inside items (`--batch-rows 40`, so that a worker
-    /// hands over the rest of an item after handing on groups of it): the
+    /// with groups of 40 rows and of 200 (`--batch-rows`): the
     /// first import into a new store, then a file whose records add columns
     /// and change values into the stored table. Each run on two, three and
     /// four threads gives one thread's tables, types and statistics.
@@ -141,10 +141,10 @@ extension ParallelParseTests {
         }
     }
 
-    /// Errors a zero-config run meets where the workers hand records over:
-    /// a member whose name differs from a column's only in letter case (a
-    /// refusal of the mapper that adds columns), and a malformed record
-    /// three records after a new column's first. The message of one thread
+    /// Errors a zero-config run meets next to a new column: a member whose
+    /// name differs from a column's only in letter case (a refusal of the
+    /// mapper that adds columns), and a malformed record three records
+    /// after a new column's first. The message of one thread
     /// (file, line:column, byte, record number), and every record before
     /// the failed one committed.
     @Test(arguments: [

@@ -74,7 +74,6 @@ extension ParseSide {
             skipThrough: resumePoints[name] ?? 0, scanner: scanner)
         if format != .xml && !multiple { split?.documentContext = [] }
         if let recorder { split?.unitSpans = ParseItem.Units(selective: recorder.selection != nil) }
-        workers?.publishColumns()
         inputsBegun += 1
         inputBytes = 0
         rawCurrent = 0
@@ -249,7 +248,7 @@ extension ParseSide {
 
     private func summed(_ count: KeyPath<Batcher, [Int]>) -> [Int] {
         var total = batcher[keyPath: count]
-        for worker in workers?.parsers ?? [] {
+        for worker in workers?.workers ?? [] {
             for (entity, rows) in worker.batcher[keyPath: count].enumerated() { total[entity] += rows }
         }
         return total

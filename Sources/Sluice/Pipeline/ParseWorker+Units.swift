@@ -48,7 +48,7 @@ extension ParseWorker {
     ) throws(ParseError) {
         let fed = item.bytes.withUnsafeBytes { bytes in
             Result { () throws(ParseError) in
-                try feed(itemUnits, bytes, parser: parser, assembler: assembler, from: item.handedOverAt ?? 0)
+                try feed(itemUnits, bytes, parser: parser, assembler: assembler)
             }
         }
         let open = try fed.get()
@@ -59,12 +59,11 @@ extension ParseWorker {
         if itemUnits.selective { assembler.numberNext(itemUnits.inputUnits + 1) }
     }
 
-    /// Feeds the units of `bytes`, hashing those from ordinal `firstHashed`
-    /// on; returns whether the last one is left open (it runs to the
-    /// item's end).
+    /// Feeds the units of `bytes`; returns whether the last one is left
+    /// open (it runs to the item's end).
     private func feed(
         _ itemUnits: ParseItem.Units, _ bytes: UnsafeRawBufferPointer, parser: DocumentParser,
-        assembler: RecordAssembler, from firstHashed: Int
+        assembler: RecordAssembler
     ) throws(ParseError) -> Bool {
         var parsed = 0
         var open = false
@@ -76,15 +75,13 @@ extension ParseWorker {
                 assembler.numberNext(span.start.ordinal)
                 parsed = from
             }
-            // A handed-over item's units before its worker stopped were hashed there.
-            let hashed = span.start.ordinal >= firstHashed
-            if hashed { unit?.begin(span.open.isEmpty ? nil : UnitContext(open: span.open)) }
+            unit?.begin(span.open.isEmpty ? nil : UnitContext(open: span.open))
             let to = span.end ?? bytes.count
-            if hashed { unit?.add(UnsafeRawBufferPointer(rebasing: bytes[from..<to])) }
+            unit?.add(UnsafeRawBufferPointer(rebasing: bytes[from..<to]))
             try parser.feed(UnsafeRawBufferPointer(rebasing: bytes[parsed..<to]))
             parsed = to
             open = span.end == nil
-            if !open && hashed, let digest = unit?.end(), let unit { units.append(digest, of: unit) }
+            if !open, let digest = unit?.end(), let unit { units.append(digest, of: unit) }
         }
         if !itemUnits.selective { try parser.feed(UnsafeRawBufferPointer(rebasing: bytes[parsed...])) }
         return open

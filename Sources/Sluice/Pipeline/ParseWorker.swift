@@ -49,10 +49,6 @@ struct ParseItem: Sendable {
     /// In a run that keeps record digests, the item's units
     /// (``ParseItem/Units``); `nil` otherwise.
     var units: Units?
-    /// An item handed over to the serial worker of a zero-config run
-    /// (``ParseResult/handedOver(_:)``): the record its worker stopped at,
-    /// from which the serial worker maps records and hashes units.
-    var handedOverAt: Int?
 }
 
 /// What a worker hands the forwarder, in item order.
@@ -72,10 +68,6 @@ enum ParseResult: Sendable {
     case digests([DigestEntry], item: ParseItem)
     /// The item failed; the worker stops.
     case failed(ImportError)
-    /// In a zero-config run, the item from the record that would add to the
-    /// table's columns on (``ParseItem/handedOverAt``), for the serial
-    /// worker; the rows and units of the records before it were handed on.
-    case handedOver(ParseItem)
 }
 
 /// One parse thread of a run that parses on several (``ParseWorkers``): its
@@ -85,15 +77,6 @@ enum ParseResult: Sendable {
 /// start, parses it and cuts the rows it produced as groups onto its result
 /// queue, then marks the item done. Memory: its queued item, the item being
 /// parsed, the group being filled and one queued result.
-///
-/// In a zero-config run, where a table's columns and their types are those
-/// of the records in input order, a worker maps with a follower of the
-/// run's mapper (``SchemalessMapper/init(following:)``), brought up to the
-/// run's ``columns`` as each item begins. A record that would add to them
-/// ends the worker's part of the item: the rest is handed over to the
-/// serial worker, which maps with the run's own mapper once every earlier
-/// item is forwarded, adds the columns as one thread would, then publishes
-/// them to ``columns``.
 final class ParseWorker: RecordSink {
     let compiled: CompiledMapping
     let options: ImportOptions
@@ -112,32 +95,16 @@ final class ParseWorker: RecordSink {
     private var item: ParseItem?
     /// Set when the result queue refused a group: the run is stopping.
     private var refused = false
-    /// In a zero-config run: the table's columns as the run's mapper has
-    /// them, and this worker's mapper (a follower of them, or in the
-    /// serial worker the run's own, which publishes them).
-    private let columns: Shared<SchemalessMapper.Columns>?
-    private let schemaless: SchemalessMapper?
 
     /// A worker for `compiled` under `options`, spilling large values into
     /// the run's `spill`, stopped early by `cancelled`; hashing units under
     /// `secret` in a run that keeps record digests, its batcher reusing the
     /// arenas in `spares`.
-    /// In a zero-config run, `columns` are those of its table as the
-    /// run's mapper has them; the serial worker maps with that mapper and
-    /// publishes them, the others follow them.
     init(
         compiled: CompiledMapping, options: ImportOptions, spill: ValueSpill, cancelled: Flag, secret: [UInt8]?,
-        spares: ArenaPool, columns: Shared<SchemalessMapper.Columns>? = nil, serial: Bool = false
+        spares: ArenaPool
     ) {
         unit = secret.map(PendingUnit.init)
-        var compiled = compiled
-        if let columns, !serial {
-            compiled.mappers = compiled.mappers.map {
-                $0 is SchemalessMapper ? SchemalessMapper(following: columns.value) : $0
-            }
-        }
-        self.columns = columns
-        schemaless = columns == nil ? nil : compiled.mappers.lazy.compactMap { $0 as? SchemalessMapper }.first
         self.compiled = compiled
         self.options = options
         self.cancelled = cancelled
@@ -184,8 +151,6 @@ final class ParseWorker: RecordSink {
         }
         guard let input else { return }
         self.item = item
-        input.assembler.skipThrough = max(item.skipThrough, (item.handedOverAt ?? 1) - 1)
-        if let columns, let schemaless, schemaless.follows { schemaless.follow(columns.value) }
         do throws(ParseError) {
             if let start = item.start {
                 if let xml = item.xml {
@@ -212,7 +177,6 @@ final class ParseWorker: RecordSink {
                 }
             }
         } catch {
-            if let record = schemaless?.outgrownAt, !refused { return try handOver(item, from: record) }
             let numbered = ParseSide.numbered(error, by: input.assembler)
             // The records before the failed one go on, as one thread hands them over.
             if let record = numbered.location.record, !refused {
@@ -226,24 +190,6 @@ final class ParseWorker: RecordSink {
             units = UnitBatch()
         }
         guard cut(atEnd: item.last) else { throw .cancelled }
-        if let columns, let schemaless, !schemaless.follows { columns.set(schemaless.columns) }
-    }
-
-    /// Hands on the rows and units of `item`'s records before `record`, the
-    /// first its follower refused, then the rest of the item for the
-    /// serial worker; the next item begins a new parser (this one stopped
-    /// inside the record).
-    private func handOver(_ item: ParseItem, from record: Int) throws(ImportError) {
-        batcher.dropRows(from: record)
-        guard cut(records: record - 1) else { throw .cancelled }
-        input = nil
-        if !units.isEmpty {
-            guard results.push(.units(units)) else { throw .cancelled }
-            units = UnitBatch()
-        }
-        var rest = item
-        rest.handedOverAt = record
-        guard results.push(.handedOver(rest)) else { throw .cancelled }
     }
 
     /// The assembler's sink: maps the record, then cuts the group if it is full.

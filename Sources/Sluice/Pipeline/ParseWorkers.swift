@@ -39,12 +39,6 @@ final class ParseWorkers {
     static let itemSlack = 16 << 10
 
     let workers: [ParseWorker]
-    /// In a zero-config run: the worker that maps, with the run's own
-    /// mapper, the items the others handed over, and the table's columns
-    /// it publishes to them (``ParseWorker``).
-    private let serial: ParseWorker?
-    private let columns: Shared<SchemalessMapper.Columns>?
-    private let schemaless: SchemalessMapper?
     private var threads: [Worker] = []
     private let exchange: PipelineExchange
     /// The first failure in input order: an item's, or the store side's
@@ -74,18 +68,13 @@ final class ParseWorkers {
         self.exchange = exchange
         unitSpill = recorder?.spill
         itemBytes = min(256 << 10, max(64 << 10, (1 << 20) / count))
-        schemaless = compiled.mappers.lazy.compactMap { $0 as? SchemalessMapper }.first
-        let columns = schemaless.map { Shared($0.columns) }
-        self.columns = columns
-        let worker = { (serial: Bool) in
+        workers = (0..<count).map { _ in
             ParseWorker(
                 compiled: compiled, options: options, spill: spill, cancelled: exchange.cancelled,
-                secret: recorder?.secret, spares: exchange.spares, columns: columns, serial: serial)
+                secret: recorder?.secret, spares: exchange.spares)
         }
-        workers = (0..<count).map { _ in worker(false) }
-        serial = columns == nil ? nil : worker(true)
         do {
-            for worker in workers + (serial.map { [$0] } ?? []) { threads.append(try Worker { worker.run() }) }
+            for worker in workers { threads.append(try Worker { worker.run() }) }
             threads.append(try Worker { [self] in forward() })
         } catch {
             stop()
@@ -98,21 +87,11 @@ final class ParseWorkers {
     static func refusal(_ compiled: CompiledMapping, _ options: ImportOptions) -> String? {
         if options.threads <= 1 { return "one thread" }
         if options.order == .input { return "--order input" }
+        if compiled.mappers.contains(where: { $0 is SchemalessMapper }) {
+            return "column types inferred as records come"
+        }
         if compiled.mappers.contains(where: \.runsHooks) { return "hooks, called in record order" }
         return nil
-    }
-
-    /// The workers whose batchers hold the run's counts: every worker and
-    /// the serial one.
-    var parsers: [ParseWorker] { workers + (serial.map { [$0] } ?? []) }
-
-    /// Publishes the columns of a zero-config run's table as the run's
-    /// mapper has them, for the workers to follow. Called as an input
-    /// begins, when nothing else maps records (the parse side may have
-    /// added columns, parsing an input itself or probing a skipping run's
-    /// units).
-    func publishColumns() {
-        if let columns, let schemaless { columns.set(schemaless.columns) }
     }
 
     /// Hands `item` to the next worker, waiting while its queue is full.
@@ -147,7 +126,7 @@ final class ParseWorkers {
     /// Stops the threads and waits for them: items and groups not yet
     /// forwarded are dropped. Idempotent.
     func stop() {
-        for worker in parsers {
+        for worker in workers {
             worker.items.fail()
             worker.results.fail()
         }
@@ -164,6 +143,17 @@ final class ParseWorkers {
         var turn = 0
         while let result = workers[turn].results.pop() {
             switch result {
+            case .group(let group):
+                guard exchange.groups.push(group) else { return fail(exchange.storeFailure) }
+            case .units(let units):
+                guard let unitSpill else { continue }
+                do throws(SpillError) { try units.add(to: unitSpill) } catch { return fail(.spill(error)) }
+            case .digests(let entries, let item):
+                guard let hashed else { continue }
+                do throws(SpillError) { for entry in entries { try hashed.add(entry) } } catch {
+                    return fail(.spill(error))
+                }
+                checked?.read(item)
             case .itemDone:
                 turn = (turn + 1) % workers.count
             case .inputEnded:
@@ -171,60 +161,16 @@ final class ParseWorkers {
                 for (index, worker) in workers.enumerated() where index != turn { _ = worker.results.pop() }
                 turn = 0
                 _ = ends.push(nil)
-            case .handedOver(let item):
-                guard forwardSerially(item) else { return }
-            default:
-                guard pass(result) else { return }
+            case .failed(let error):
+                return fail(error)
             }
         }
-    }
-
-    /// Hands on one result of an item's parse; `false` when the run stops.
-    private func pass(_ result: ParseResult) -> Bool {
-        switch result {
-        case .group(let group):
-            guard exchange.groups.push(group) else {
-                fail(exchange.storeFailure)
-                return false
-            }
-        case .units(let units):
-            guard let unitSpill else { return true }
-            do throws(SpillError) { try units.add(to: unitSpill) } catch {
-                fail(.spill(error))
-                return false
-            }
-        case .digests(let entries, let item):
-            guard let hashed else { return true }
-            do throws(SpillError) { for entry in entries { try hashed.add(entry) } } catch {
-                fail(.spill(error))
-                return false
-            }
-            checked?.read(item)
-        case .failed(let error):
-            fail(error)
-            return false
-        case .itemDone, .inputEnded, .handedOver:
-            break
-        }
-        return true
-    }
-
-    /// Has the serial worker map the rest of a handed-over `item`, now
-    /// that every earlier item is forwarded, and hands on what it made;
-    /// `false` when the run stops.
-    private func forwardSerially(_ item: ParseItem) -> Bool {
-        guard let serial, serial.items.push(item) else { return false }
-        while let result = serial.results.pop() {
-            if case .itemDone = result { return true }
-            guard pass(result) else { return false }
-        }
-        return false
     }
 
     private func fail(_ error: ImportError) {
         failure.set(error)
         _ = ends.push(error)
-        for worker in parsers {
+        for worker in workers {
             worker.items.fail()
             worker.results.fail()
         }

@@ -173,11 +173,7 @@ package final class KeyOrderSorter {
                 tables[name] = table
                 names.append(name)
             }
-            // A zero-config table's columns only grow, but with parse
-            // workers a group cut on an older copy of them may come later.
-            if batch.schema.columns.count >= table.prototype.schema.columns.count {
-                table.prototype.schema = batch.schema
-            }
+            table.prototype.schema = batch.schema
             if batch.rows.columnCount > table.held.columnCount { table.held.widen(to: batch.rows.columnCount) }
             let before = table.held.byteSize
             var rowStart = before

@@ -8,11 +8,6 @@
 /// in a `string` column is stored as its text, an integer in a `double`
 /// column as a double, a value that does not fit as itself), so that importing the same
 /// records again finds every row unchanged.
-///
-/// A run that parses on several threads keeps one such mapper, which alone
-/// adds columns, in input order (its serial worker's), and gives each parse
-/// worker a follower (``init(following:)``): a copy of its ``columns`` that
-/// maps as it would and stops at the first record that would add to them.
 package final class SchemalessMapper: RowMapper {
     package private(set) var schema: TableSchema
     private var names: [[UInt8]]
@@ -25,51 +20,6 @@ package final class SchemalessMapper: RowMapper {
     /// Whether the key column's type is decided: by the first record that
     /// has the key, or by the stored table.
     private var keyTypeKnown = false
-    /// Whether this is a follower, which never adds to its columns.
-    package let follows: Bool
-    /// In a follower: the record that would have added a column or decided
-    /// the key's type, which it refused (``follow(_:)`` clears it).
-    package private(set) var outgrownAt: Int?
-
-    /// What a mapper on another thread needs to map records as this one
-    /// would from here on: the columns, their names, and whether the key's
-    /// type is decided. A value: it stays as it was when taken.
-    package struct Columns: Sendable {
-        fileprivate var schema: TableSchema
-        fileprivate var names: [[UInt8]]
-        fileprivate var foldedNames: Set<String>
-        fileprivate var keyTypeKnown: Bool
-    }
-
-    /// The columns as they are now. O(columns): a copy.
-    package var columns: Columns {
-        Columns(schema: schema, names: names, foldedNames: foldedNames, keyTypeKnown: keyTypeKnown)
-    }
-
-    /// A follower of `columns`: it maps a record as the mapper they came
-    /// from would, when the record's members are all among them and the
-    /// key's type is decided; any other record it refuses, noting it in
-    /// ``outgrownAt``, with a ``RecordError`` that is never reported (the
-    /// record goes to the mapper that adds columns, in input order).
-    package init(following columns: Columns) {
-        (schema, names, foldedNames, keyTypeKnown) = (
-            columns.schema, columns.names, columns.foldedNames, columns.keyTypeKnown
-        )
-        follows = true
-    }
-
-    /// A follower takes `columns`, taken later from the same mapper (they
-    /// only grow), and clears ``outgrownAt``. O(columns) when they grew,
-    /// else O(1).
-    package func follow(_ columns: Columns) {
-        outgrownAt = nil
-        guard columns.schema.columns.count != schema.columns.count || columns.keyTypeKnown != keyTypeKnown else {
-            return
-        }
-        (schema, names, foldedNames, keyTypeKnown) = (
-            columns.schema, columns.names, columns.foldedNames, columns.keyTypeKnown
-        )
-    }
 
     /// A mapper for table `entity` keyed by the member `key`, written as the
     /// run's `defaults` say (there is no mapping to say otherwise).
@@ -78,7 +28,6 @@ package final class SchemalessMapper: RowMapper {
         schema.settle(mode: nil, deleteMissing: nil, defaults)
         names = [Array(key.utf8)]
         foldedNames = [key.lowercased()]
-        follows = false
     }
 
     package var tableIsReady: Bool { keyTypeKnown }
@@ -103,7 +52,6 @@ package final class SchemalessMapper: RowMapper {
             throw RecordError(entity: schema.name, attribute: nil, message: "expected a JSON object")
         }
         for child in tree.children(0) where column(named: tree.name(child)) == nil {
-            if follows { throw outgrown(ordinal) }
             let name = String(decoding: tree.name(child), as: UTF8.self)
             if foldedNames.contains(name.lowercased()),
                 let same = schema.columns.first(where: { $0.name.lowercased() == name.lowercased() })
@@ -126,7 +74,6 @@ package final class SchemalessMapper: RowMapper {
             foldedNames.insert(name.lowercased())
         }
         if !keyTypeKnown, let keyNode = tree.children(0).first(where: { tree.nameEquals($0, names[0]) }) {
-            if follows { throw outgrown(ordinal) }
             schema.columns[0].type = tree.nodes[Int(keyNode)].kind == .number ? .integer : .string
             keyTypeKnown = true
         }
@@ -152,13 +99,6 @@ package final class SchemalessMapper: RowMapper {
                 entity: schema.name, attribute: schema.columns[0].name, message: Self.missingKey(tree, key == .null))
         }
         return .appended
-    }
-
-    /// A follower's refusal of record `ordinal`.
-    private func outgrown(_ ordinal: Int) -> RecordError {
-        outgrownAt = ordinal
-        return RecordError(
-            entity: schema.name, attribute: nil, message: "the record adds to the columns a parse worker follows")
     }
 
     /// Why a record has no key: the key member is null, or absent, and then
