@@ -15,12 +15,13 @@ extension ParallelParseTests {
     /// Each of `steps` steps run into each store of `paths` in turn, by
     /// `command(step, run, path, stats)` (`stats` its `--stats-json`) with
     /// the run of the same place in `runs`: every run succeeds, and each
-    /// later store's tables and statistics are the first's, which
+    /// later store's tables (as `tables` reads them, by default
+    /// ``dump(_:)``) and statistics are the first's, which
     /// `first(step, outcome)` checks. `named` says a run in a message.
     func eachRunGivesWhatTheFirstGives<Run>(
         steps: Int, runs: [Run], paths: [String], named: (Run) -> String,
         command: (_ step: Int, _ run: Run, _ path: String, _ stats: String) -> [String],
-        first: (_ step: Int, _ outcome: Outcome) -> Void
+        tables: ((String) -> [String: [String]])? = nil, first: (_ step: Int, _ outcome: Outcome) -> Void
     ) throws {
         for step in 0..<steps {
             var reference: Outcome?
@@ -28,7 +29,7 @@ extension ParallelParseTests {
                 let stats = path + ".\(step).json"
                 let result = try runCommand(sluice, command(step, run, path, stats))
                 #expect(result.status == 0, "\(result.stderr)")
-                let outcome = Outcome(tables: dump(path), statistics: try statistics(stats))
+                let outcome = Outcome(tables: (tables ?? dump)(path), statistics: try statistics(stats))
                 guard let reference else {
                     reference = outcome
                     first(step, outcome)

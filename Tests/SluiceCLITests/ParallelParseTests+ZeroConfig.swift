@@ -77,32 +77,6 @@ extension ParallelParseTests {
         return tables
     }
 
-    /// Each of `steps` run into each store of `paths` in turn with the run
-    /// of the same place in `runs`, by `command(step, run, path, stats)`:
-    /// every run succeeds, and after each step every store's tables
-    /// (``typedDump(_:)``) and statistics are the first's, which
-    /// `first(step, outcome)` checks. `named` says a run in a message.
-    func zeroConfigRunsGiveWhatTheFirstGives<Run>(
-        steps: Int, runs: [Run], paths: [String], named: (Run) -> String,
-        command: (_ step: Int, _ run: Run, _ path: String, _ stats: String) -> [String],
-        first: (_ step: Int, _ outcome: Outcome) -> Void
-    ) throws {
-        for step in 0..<steps {
-            var outcomes: [Outcome] = []
-            for (run, path) in zip(runs, paths) {
-                let stats = path + ".\(step).json"
-                let result = try runCommand(sluice, command(step, run, path, stats))
-                #expect(result.status == 0, "\(result.stderr)")
-                outcomes.append(Outcome(tables: typedDump(path), statistics: try statistics(stats)))
-            }
-            first(step, outcomes[0])
-            for (run, outcome) in zip(runs, outcomes).dropFirst() {
-                #expect(outcome.tables == outcomes[0].tables, "step \(step), \(named(run))")
-                #expect(outcome.statistics == outcomes[0].statistics, "step \(step), \(named(run))")
-            }
-        }
-    }
-
     /// JSON Lines and a JSON array, read in whole chunks and 1 KiB ones,
     /// with groups of 40 rows and of 200 (`--batch-rows`): the
     /// first import into a new store, then a file whose records add columns
@@ -121,7 +95,7 @@ extension ParallelParseTests {
         let runs = [(1, 65_536, 10_000), (2, 1_024, 10_000), (3, 65_536, 40), (4, 1_024, 200)]
         let paths = runs.map { store("zero-\(form)-\($0.0).sqlite") }
         var create = ""
-        try zeroConfigRunsGiveWhatTheFirstGives(
+        try eachRunGivesWhatTheFirstGives(
             steps: 2, runs: runs, paths: paths,
             named: { "--threads \($0.0), chunks of \($0.1), groups of \($0.2)" },
             command: { step, run, path, stats in
@@ -129,6 +103,7 @@ extension ParallelParseTests {
                     path, step == 0 ? day0 : day1, threads: run.0,
                     ["--no-skip", "--chunk-size", "\(run.1)", "--batch-rows", "\(run.2)", "--stats-json", stats])
             },
+            tables: typedDump,
             first: { step, first in
                 #expect(first.tables["Event"]?.count ?? 0 > 10_000, "step \(step)")
                 create = first.tables["Event (typed)"]?.first ?? ""
@@ -191,12 +166,13 @@ extension ParallelParseTests {
             (day0, [], false), (day0, [], true), (day1, ["--delete-missing"], true),
         ]
         var create = ""
-        try zeroConfigRunsGiveWhatTheFirstGives(
+        try eachRunGivesWhatTheFirstGives(
             steps: steps.count, runs: runs, paths: paths, named: { "--threads \($0.0)" },
             command: { number, run, path, stats in
                 let extra = steps[number].extra + ["--chunk-size", "\(run.1)", "--stats-json", stats]
                 return zeroConfigArguments(path, steps[number].input, threads: run.0, extra)
             },
+            tables: typedDump,
             first: { number, first in
                 #expect(first.tables["_sluice_unit_pages"]?.isEmpty == false, "step \(number)")
                 let unchanged = first.statistics["unchangedRecords"] as? Int ?? 0
